@@ -1,0 +1,94 @@
+/*
+Sdtlist lists the USDT probes of ELF files, or of every object a running
+process maps, one JSON object per probe site per line (NDJSON).
+
+Usage:
+
+	sdtlist [-t] FILE... [PATTERN...]
+	sdtlist [-t] -p PID [PATTERN...]
+
+The flags are:
+
+	-p PID
+		List the probes of the executable and of every shared library that
+		process PID maps, including libraries loaded with dlopen. Files
+		are opened through /proc/PID/root, so processes in containers
+		work; deleted and memfd-backed objects through
+		/proc/PID/map_files. Reading the live state needs the right to
+		ptrace the process (root, or CAP_SYS_PTRACE).
+	-t
+		Print an aligned table for people instead of NDJSON.
+	-h
+		Print the usage and exit.
+
+PATTERN is a glob (as in path.Match) on PROVIDER:NAME, such as
+'node:http__*' or '*:gc*'; a pattern without ':' is matched against the
+probe name alone. An argument that names an existing file is a FILE, any
+other argument with ':' or a glob character is a PATTERN. When patterns are
+given, only the probes matching one of them are listed.
+
+Each output line describes one probe site (a probe fired from several
+places has one line per place, in note order) with these fields:
+
+	file              the file, as named on the command line, or as the
+	                  process maps it with -p
+	provider, name    the probe's provider and name
+	pc                address of the probe's nop, adjusted for
+	                  .stapsdt.base (what readelf -n shows as Location for
+	                  an ordinary binary)
+	base              address of .stapsdt.base recorded in the note
+	semaphore         address of the probe's semaphore, 0 when it has none
+	args              the raw argument string of the note
+	pc_offset         file offset of pc: where a uprobe attaches
+	semaphore_offset  file offset of the semaphore: a uprobe's
+	                  ref_ctr_offset; 0 when there is no semaphore
+	note_pc,          pc and semaphore as stored in the note, present only
+	note_semaphore    when they differ from the adjusted values (prelink)
+	pc_error,         why pc_offset or semaphore_offset could not be
+	semaphore_error   computed (the address lies in no suitable PT_LOAD
+	                  segment, or the file is a relocatable object)
+	argv              the parsed arguments, one element per argument of
+	                  args, in order
+
+Each element of argv has:
+
+	raw               the argument as written, such as "-4@-20(%rbp)"
+	size              size in bytes; 0 when the note gives none
+	signed            whether the value is signed
+	float             present and true for a floating-point value
+	kind              const, register, memory, sib, symbol or
+	                  float_register
+	location          the operand in canonical form, such as "-20(%rbp)"
+	reg               the full register read (rax for %eax), or the base
+	                  register of a memory operand
+	reg_offset        offset of reg in the pt_regs of the file's machine
+	index, scale      index register and scale of a sib operand
+	offset            displacement of a memory, sib or symbol operand
+	value             the value of a const operand
+	symbol            the symbol of a symbol operand (rip-relative or
+	                  absolute)
+	error             present, instead of kind and the rest, when the
+	                  argument cannot be decoded; the other arguments are
+	                  unaffected
+
+With -p, each line also has:
+
+	pid               the process
+	addr              run-time address of the site in the process
+	armed             whether a tracer has attached: the instruction at
+	                  addr is the kernel's uprobe breakpoint (int3 on x86)
+	semaphore_addr    run-time address of the semaphore
+	semaphore_value   its current value: the number of tracers that
+	                  enabled the probe
+	armed_error,      why the live state could not be read
+	semaphore_value_error
+
+Numbers are JSON numbers in decimal. The -t table shows the same sites with
+addresses in hexadecimal and arguments as TYPE@LOCATION (s32@-20(%rbp),
+u64@%rax, ?@RAW for one that cannot be decoded).
+
+A file that cannot be read, or whose notes are damaged, is reported on
+standard error; the probes that could be decoded and the other files are
+still listed, and the exit status is 1. Usage errors exit with status 2.
+*/
+package main

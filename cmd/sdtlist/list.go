@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+)
+
+// run lists the probes the command line asks for. Problems with single
+// files are reported on stderr and turn into errFailed at the end.
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := log.New(stderr, "sdtlist: ", 0)
+	bw := bufio.NewWriterSize(stdout, 64<<10)
+	var out sink = newNDJSON(bw)
+	if c.table {
+		out = newTable(bw, c.pid != 0)
+	}
+	failed := false
+	if c.pid != 0 {
+		if err := listProcess(c, out, logger); err != nil {
+			logger.Print(err)
+			failed = true
+		}
+	} else {
+		for _, name := range c.files {
+			if err := listFile(name, c.patterns, out); err != nil {
+				logger.Print(err)
+				failed = true
+			}
+		}
+	}
+	if err := out.flush(); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if failed {
+		return errFailed
+	}
+	return nil
+}
+
+// A site is one probe site ready for output: the probe, its parsed
+// arguments and, when listing a process, its live state.
+type site struct {
+	file  string
+	probe *stapsdt.Probe
+	argv  []argspec.Arg
+	live  *liveState
+}
+
+// liveState is what a running process adds to a site.
+type liveState struct {
+	pid            int
+	addr           uint64
+	semaphoreAddr  uint64
+	semaphoreValue uint16
+	semaphoreErr   error
+	armed          bool
+	armedErr       error
+}
+
+// A sink writes sites in one output format.
+type sink interface {
+	write(s *site) error
+	flush() error
+}
+
+// listFile writes the matching probes of one file. A file with some bad
+// notes still has its good probes listed before the error is returned.
+func listFile(name string, pats []pattern, out sink) error {
+	f, ferr := stapsdt.Open(name)
+	if f == nil {
+		return ferr
+	}
+	if err := writeProbes(name, f, pats, nil, out); err != nil {
+		return errors.Join(err, ferr)
+	}
+	return ferr
+}
+
+// writeProbes writes the matching probes of f. live, when not nil, fills
+// the live state of each site.
+func writeProbes(name string, f *stapsdt.File, pats []pattern, live func(*stapsdt.Probe) *liveState, out sink) error {
+	for i := range f.Probes {
+		p := &f.Probes[i]
+		if !matchAny(pats, p.Provider, p.Name) {
+			continue
+		}
+		s := site{file: name, probe: p, argv: argspec.ParseArgs(p.Args, f.Machine)}
+		if live != nil {
+			s.live = live(p)
+		}
+		if err := out.write(&s); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+)
+
+const usageText = `usage: sdtlist [-t] FILE... [PATTERN...]
+       sdtlist [-t] -p PID [PATTERN...]
+
+List the USDT probe sites of ELF files, or of every object a running
+process maps, as one JSON object per site per line.
+
+PATTERN is a glob on PROVIDER:NAME, such as 'node:http__*' or '*:gc*';
+a pattern without ':' matches the probe name.
+
+Flags:
+`
+
+// errUsage and errFailed tell main which exit status to use; the message
+// has already been printed when they are returned.
+var (
+	errUsage  = errors.New("usage")
+	errFailed = errors.New("failed")
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("sdtlist: ")
+	switch err := run(os.Args[1:], os.Stdout, os.Stderr); {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case errors.Is(err, errFailed):
+		os.Exit(1)
+	default:
+		log.Print(err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	table    bool
+	pid      int
+	files    []string
+	patterns []pattern
+}
+
+func parseArgs(args []string, stderr io.Writer) (*config, error) {
+	var c config
+	fs := flag.NewFlagSet("sdtlist", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&c.table, "t", false, "print an aligned table instead of NDJSON")
+	fs.IntVar(&c.pid, "p", 0, "list the probes of every object process `PID` maps")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	pidSet := false
+	fs.Visit(func(f *flag.Flag) { pidSet = pidSet || f.Name == "p" })
+	if pidSet && c.pid <= 0 {
+		fmt.Fprintf(stderr, "sdtlist: -p %d: not a process ID\n", c.pid)
+		return nil, errUsage
+	}
+	for _, a := range fs.Args() {
+		if pat, ok := parsePattern(a, pidSet); ok {
+			c.patterns = append(c.patterns, pat)
+			continue
+		}
+		if pidSet {
+			fmt.Fprintf(stderr, "sdtlist: %q: with -p, arguments are PROVIDER:NAME patterns\n", a)
+			return nil, errUsage
+		}
+		c.files = append(c.files, a)
+	}
+	if !pidSet && len(c.files) == 0 {
+		fmt.Fprint(stderr, "sdtlist: no FILE and no -p PID\n")
+		fs.Usage()
+		return nil, errUsage
+	}
+	return &c, nil
+}

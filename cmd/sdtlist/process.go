@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+
+	"github.com/sdtkit/sdtkit/pkg/process"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+)
+
+// listProcess writes the probes of every object process c.pid maps, with
+// their live state. An object that cannot be read is reported and the
+// others are still listed.
+func listProcess(c *config, out sink, logger *log.Logger) error {
+	if err := process.Exists(c.pid); err != nil {
+		return err
+	}
+	maps, err := process.ReadMaps(c.pid)
+	if err != nil {
+		return err
+	}
+	mem, memErr := process.OpenMem(c.pid, false)
+	if memErr == nil {
+		defer mem.Close()
+	}
+	failed := false
+	for _, o := range process.Objects(c.pid, maps) {
+		if err := listObject(c, &o, mem, memErr, out); err != nil {
+			logger.Print(err)
+			failed = true
+		}
+	}
+	if failed {
+		return fmt.Errorf("process %d: some mapped objects could not be listed", c.pid)
+	}
+	return nil
+}
+
+// listObject writes the probes of one mapped object. Files that are not
+// ELF (locale archives, fonts) are passed over in silence.
+func listObject(c *config, o *process.Object, mem *process.Mem, memErr error, out sink) error {
+	fd, err := o.Open()
+	if err != nil {
+		return err
+	}
+	defer fd.Close()
+	f, ferr := stapsdt.NewFile(fd)
+	if errors.Is(ferr, stapsdt.ErrNotELF) {
+		return nil
+	}
+	if ferr != nil {
+		ferr = fmt.Errorf("%s: %w", o.Path, ferr)
+	}
+	if f == nil || len(f.Probes) == 0 {
+		return ferr
+	}
+	live := func(p *stapsdt.Probe) *liveState {
+		return liveSite(c.pid, o, f.Machine, fd, mem, memErr, p)
+	}
+	if err := writeProbes(o.Path, f, c.patterns, live, out); err != nil {
+		return errors.Join(err, ferr)
+	}
+	return ferr
+}
+
+// liveSite reads the run-time state of one site: its address, whether a
+// tracer patched it, and its semaphore's address and value.
+func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *process.Mem, memErr error, p *stapsdt.Probe) *liveState {
+	l := &liveState{pid: pid}
+	if p.PCOffsetErr != nil {
+		l.armedErr = p.PCOffsetErr
+	} else if addr, ok := o.Addr(p.PCOffset); !ok {
+		l.armedErr = fmt.Errorf("pc offset %#x is not mapped by the process", p.PCOffset)
+	} else {
+		l.addr = addr
+		l.armed, l.armedErr = armed(m, file, mem, memErr, p.PCOffset, addr)
+	}
+	if !p.HasSemaphore() {
+		return l
+	}
+	if p.SemaphoreOffsetErr != nil {
+		l.semaphoreErr = p.SemaphoreOffsetErr
+		return l
+	}
+	addr, ok := o.WritableAddr(p.SemaphoreOffset)
+	if !ok {
+		l.semaphoreErr = fmt.Errorf("semaphore offset %#x is not in a private writable mapping of the process", p.SemaphoreOffset)
+		return l
+	}
+	l.semaphoreAddr = addr
+	if memErr != nil {
+		l.semaphoreErr = memErr
+		return l
+	}
+	var b [2]byte
+	if _, err := mem.ReadAt(b[:], int64(addr)); err != nil {
+		l.semaphoreErr = err
+		return l
+	}
+	// The kernel and the probed program update the counter in the
+	// machine's own byte order, which is ours: sdtlist -p runs on the
+	// machine of the process.
+	l.semaphoreValue = binary.NativeEndian.Uint16(b[:])
+	return l
+}
+
+// armed reports whether a tracer has patched the site: the instruction in
+// memory is the kernel's uprobe breakpoint, or differs from the file (some
+// kernels rewrite a probed instruction into a call after the first hit).
+func armed(m elf.Machine, file io.ReaderAt, mem *process.Mem, memErr error, off, addr uint64) (bool, error) {
+	if memErr != nil {
+		return false, memErr
+	}
+	var live, orig [4]byte
+	if _, err := mem.ReadAt(live[:], int64(addr)); err != nil {
+		return false, err
+	}
+	if process.IsBreakpoint(live[:], m) {
+		return true, nil
+	}
+	n, err := file.ReadAt(orig[:], int64(off))
+	if n < len(orig) && err != nil {
+		return false, fmt.Errorf("read site at file offset %#x: %w", off, err)
+	}
+	k := insnLen(m)
+	return !bytes.Equal(live[:k], orig[:k]), nil
+}
+
+// insnLen is the length of the nop sys/sdt.h places at a probe site, so
+// that a probe on the next instruction is not taken for one on this site.
+func insnLen(m elf.Machine) int {
+	switch m {
+	case elf.EM_X86_64, elf.EM_386:
+		return 1
+	case elf.EM_RISCV:
+		return 2 // c.nop with the C extension
+	}
+	return 4
+}

@@ -1,0 +1,28 @@
+// Package process inspects the USDT probe state of a running process: the
+// files it maps, where their probe sites and semaphores live in its address
+// space, and the memory at those addresses.
+//
+// ReadMaps parses /proc/PID/maps. Objects groups the file-backed mappings
+// by file (device and inode) into one Object per mapped file, with a
+// HostPath through which the file can be opened from outside the process:
+// /proc/PID/root/PATH, which also works for a process in another mount
+// namespace (a container), or /proc/PID/map_files/START-END for a file that
+// was deleted or has no path (memfd), which needs CAP_SYS_ADMIN or
+// CAP_CHECKPOINT_RESTORE.
+//
+// Package stapsdt gives the file offsets of probe sites and semaphores.
+// Object.Addr turns such an offset into a runtime address the way the
+// kernel does for uprobes (vma start + offset - vma file offset), and
+// Object.WritableAddr does the same for semaphores, which the kernel only
+// updates in private writable mappings.
+//
+// Mem reads and writes the memory of a process through /proc/PID/mem. A
+// probe site is armed when a uprobe is attached to it: the kernel has then
+// replaced the nop by a breakpoint, which IsBreakpoint recognizes, and
+// incremented the semaphore, if the probe has one.
+//
+// Reading maps needs the same user as the process or CAP_SYS_PTRACE;
+// opening its memory also needs a Yama ptrace_scope that allows attaching
+// (/proc/sys/kernel/yama/ptrace_scope). Such failures are reported as
+// *PermissionError, and a process that does not exist as ErrNoProcess.
+package process

@@ -1,0 +1,22 @@
+// Package stapsdt reads USDT probe descriptions from ELF files.
+//
+// A probe placed with <sys/sdt.h> (STAP_PROBEn, DTRACE_PROBEn, folly's
+// FOLLY_SDT) leaves a one-byte nop in the code and an ELF note of type
+// NT_STAPSDT, owner "stapsdt", in the section .note.stapsdt. The note holds
+// the address of the nop, the link-time address of the .stapsdt.base
+// section, the address of an optional semaphore, and three NUL-terminated
+// strings: provider, name and the argument string.
+//
+// Open and NewFile decode every such note into one Probe per probe site, in
+// note order. Addresses are adjusted by the difference between the actual
+// address of .stapsdt.base and the one recorded in the note (non-zero after
+// prelink or similar rewriting), and translated to file offsets through the
+// PT_LOAD segments, which is what a uprobe and its reference counter
+// (ref_ctr_offset) are attached by.
+//
+// Only the ELF headers, the note sections and their relocations are read,
+// so listing the probes of a large runtime costs little more than reading
+// its notes.
+//
+// Decoding the argument string is the job of package argspec.
+package stapsdt

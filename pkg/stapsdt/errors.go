@@ -1,0 +1,33 @@
+package stapsdt
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotELF is returned for input that is not an ELF file at all.
+var ErrNotELF = errors.New("not an ELF file")
+
+// A FormatError reports a malformed note: Off is the offset of the note in
+// the file, Msg what is wrong with it.
+type FormatError struct {
+	Off uint64
+	Msg string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("malformed stapsdt note at file offset %#x: %s", e.Off, e.Msg)
+}
+
+// An OffsetError reports an address that no suitable PT_LOAD segment
+// covers, so that it has no file offset to attach a uprobe or a reference
+// counter by.
+type OffsetError struct {
+	What string // "pc" or "semaphore"
+	Addr uint64
+	Msg  string
+}
+
+func (e *OffsetError) Error() string {
+	return fmt.Sprintf("%s %#x %s", e.What, e.Addr, e.Msg)
+}

@@ -1,0 +1,38 @@
+package stapsdt_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+)
+
+func ExampleOpen() {
+	// testdata/demo is built by testdata/build.sh from demo.c and demo.d.
+	f, err := stapsdt.Open("testdata/demo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range f.Probes {
+		fmt.Printf("%s:%s pc=%#x offset=%#x semaphore=%#x args=%q\n",
+			p.Provider, p.Name, p.PC, p.PCOffset, p.Semaphore, p.Args)
+	}
+	// Output:
+	// demo:start pc=0x4010a8 offset=0x10a8 semaphore=0x404020 args="-4@%ebx 8@0(%r13)"
+	// demo:tick pc=0x4010c0 offset=0x10c0 semaphore=0x404022 args="-8@%rbx"
+	// demo:tick pc=0x4010fe offset=0x10fe semaphore=0x404022 args="-8@%rax"
+}
+
+func ExampleProbe_HasSemaphore() {
+	f, err := stapsdt.Open("testdata/demo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := f.Probes[0]
+	if p.HasSemaphore() {
+		// A uprobe's reference counter is given as a file offset.
+		fmt.Printf("%s:%s is enabled through the counter at file offset %#x\n", p.Provider, p.Name, p.SemaphoreOffset)
+	}
+	// Output:
+	// demo:start is enabled through the counter at file offset 0x3020
+}

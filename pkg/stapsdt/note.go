@@ -1,0 +1,119 @@
+package stapsdt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+)
+
+// Note header values of a stapsdt note.
+const (
+	noteOwner = "stapsdt"
+	ntStapsdt = 3
+)
+
+// rawNote is one decoded note before address adjustment. off is its offset
+// within the section, descOff the offset of its descriptor.
+type rawNote struct {
+	off, descOff   int
+	pc, base, sema uint64
+	provider, name string
+	args           string
+}
+
+// parseNotes decodes the stapsdt notes of one .note.stapsdt section. It
+// reads the data byte-wise, so any alignment of data is fine, and it never
+// reads past the end of data. Notes of other owners or types are reported
+// and skipped. On a structural error, where the following notes cannot be
+// located, it returns what it decoded so far with the error; other errors
+// are joined and returned after all notes. secOff is the section's file
+// offset, used only in errors.
+func parseNotes(data []byte, order binary.ByteOrder, addrSize int, secOff uint64) ([]rawNote, []error) {
+	var (
+		notes []rawNote
+		errs  []error
+	)
+	bad := func(off int, format string, args ...any) {
+		errs = append(errs, &FormatError{Off: secOff + uint64(off), Msg: fmt.Sprintf(format, args...)})
+	}
+	for off := 0; off < len(data); {
+		if len(data)-off < 12 {
+			bad(off, "truncated note header: %d bytes left, need 12", len(data)-off)
+			break
+		}
+		namesz := uint64(order.Uint32(data[off:]))
+		descsz := uint64(order.Uint32(data[off+4:]))
+		typ := order.Uint32(data[off+8:])
+		nameOff := uint64(off) + 12
+		descOff := nameOff + align4(namesz)
+		end := descOff + align4(descsz)
+		left := uint64(len(data))
+		if descOff > left || nameOff+namesz > left {
+			bad(off, "namesz %d runs past the end of the section (%d bytes left)", namesz, left-nameOff)
+			break
+		}
+		if descOff+descsz > left {
+			bad(off, "descsz %d runs past the end of the section (%d bytes left)", descsz, left-descOff)
+			break
+		}
+		if end > left {
+			// The last note may lack its final padding.
+			end = left
+		}
+		name := data[nameOff : nameOff+namesz]
+		desc := data[descOff : descOff+descsz]
+		next := int(end)
+		switch {
+		case string(bytes.TrimRight(name, "\x00")) != noteOwner || len(name) == 0 || name[len(name)-1] != 0:
+			bad(off, "owner %q, want %q", name, noteOwner+"\x00")
+		case typ != ntStapsdt:
+			bad(off, "type %d, want %d (NT_STAPSDT)", typ, ntStapsdt)
+		default:
+			n, err := decodeDesc(desc, order, addrSize)
+			if err != "" {
+				bad(off, "%s", err)
+				break
+			}
+			n.off, n.descOff = off, int(descOff)
+			notes = append(notes, n)
+		}
+		off = next
+	}
+	return notes, errs
+}
+
+// decodeDesc decodes a stapsdt descriptor: three addresses, then provider,
+// name and argument string, each NUL-terminated.
+func decodeDesc(desc []byte, order binary.ByteOrder, addrSize int) (rawNote, string) {
+	var n rawNote
+	if len(desc) < 3*addrSize {
+		return n, fmt.Sprintf("descriptor of %d bytes is too short for three %d-byte addresses", len(desc), addrSize)
+	}
+	n.pc = readAddr(desc, order, addrSize)
+	n.base = readAddr(desc[addrSize:], order, addrSize)
+	n.sema = readAddr(desc[2*addrSize:], order, addrSize)
+	rest := desc[3*addrSize:]
+	var strs [3]string
+	for i, what := range [3]string{"provider", "name", "argument string"} {
+		j := bytes.IndexByte(rest, 0)
+		if j < 0 {
+			return n, fmt.Sprintf("%s is not NUL-terminated", what)
+		}
+		strs[i] = string(rest[:j])
+		rest = rest[j+1:]
+	}
+	if strs[0] == "" || strs[1] == "" {
+		return n, "empty provider or probe name"
+	}
+	n.provider, n.name, n.args = strs[0], strs[1], strs[2]
+	return n, ""
+}
+
+func readAddr(b []byte, order binary.ByteOrder, size int) uint64 {
+	if size == 4 {
+		return uint64(order.Uint32(b))
+	}
+	return order.Uint64(b)
+}
+
+func align4(n uint64) uint64 { return (n + 3) &^ 3 }

@@ -1,0 +1,4 @@
+provider demo {
+	probe start(int, const char *);
+	probe tick(long long);
+};
