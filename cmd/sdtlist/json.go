@@ -2,155 +2,201 @@ package main
 
 import (
 	"io"
-
-	json "github.com/goccy/go-json"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 )
 
-// record is the JSON form of one site; doc.go specifies every field.
-type record struct {
-	File            string    `json:"file"`
-	Provider        string    `json:"provider"`
-	Name            string    `json:"name"`
-	PC              uint64    `json:"pc"`
-	Base            uint64    `json:"base"`
-	Semaphore       uint64    `json:"semaphore"`
-	Args            string    `json:"args"`
-	PCOffset        uint64    `json:"pc_offset"`
-	SemaphoreOffset uint64    `json:"semaphore_offset"`
-	NotePC          *uint64   `json:"note_pc,omitempty"`
-	NoteSemaphore   *uint64   `json:"note_semaphore,omitempty"`
-	PCError         string    `json:"pc_error,omitempty"`
-	SemaphoreError  string    `json:"semaphore_error,omitempty"`
-	Argv            []argJSON `json:"argv"`
-
-	PID                 int     `json:"pid,omitempty"`
-	Addr                *uint64 `json:"addr,omitempty"`
-	SemaphoreAddr       *uint64 `json:"semaphore_addr,omitempty"`
-	SemaphoreValue      *uint16 `json:"semaphore_value,omitempty"`
-	SemaphoreValueError string  `json:"semaphore_value_error,omitempty"`
-	Armed               *bool   `json:"armed,omitempty"`
-	ArmedError          string  `json:"armed_error,omitempty"`
-}
-
-// argJSON is the JSON form of one parsed argument.
-type argJSON struct {
-	Raw       string `json:"raw"`
-	Size      int    `json:"size"`
-	Signed    bool   `json:"signed"`
-	Float     bool   `json:"float,omitempty"`
-	Kind      string `json:"kind,omitempty"`
-	Location  string `json:"location,omitempty"`
-	Reg       string `json:"reg,omitempty"`
-	RegOffset *int   `json:"reg_offset,omitempty"`
-	Index     string `json:"index,omitempty"`
-	Scale     int    `json:"scale,omitempty"`
-	Offset    *int64 `json:"offset,omitempty"`
-	Value     *int64 `json:"value,omitempty"`
-	Symbol    string `json:"symbol,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
-
+// ndjson writes one JSON object per site; doc.go specifies every field.
+//
+// The objects are appended by hand rather than through reflection: a
+// runtime's 20,000 probe sites must be listed faster than readelf prints
+// them, and this is the part of the work that grows with the output.
 type ndjson struct {
-	enc *json.Encoder
-	rec record
+	w   io.Writer
+	buf []byte
 }
 
-func newNDJSON(w io.Writer) *ndjson {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &ndjson{enc: enc}
-}
-
-func (n *ndjson) write(s *site) error {
-	p := s.probe
-	n.rec = record{
-		File:            s.file,
-		Provider:        p.Provider,
-		Name:            p.Name,
-		PC:              p.PC,
-		Base:            p.Base,
-		Semaphore:       p.Semaphore,
-		Args:            p.Args,
-		PCOffset:        p.PCOffset,
-		SemaphoreOffset: p.SemaphoreOffset,
-		Argv:            appendArgs(n.rec.Argv[:0], s.argv),
-	}
-	r := &n.rec
-	if p.Adjusted() {
-		r.NotePC, r.NoteSemaphore = &p.NotePC, &p.NoteSemaphore
-	}
-	if p.PCOffsetErr != nil {
-		r.PCError = p.PCOffsetErr.Error()
-	}
-	if p.SemaphoreOffsetErr != nil {
-		r.SemaphoreError = p.SemaphoreOffsetErr.Error()
-	}
-	if l := s.live; l != nil {
-		r.PID = l.pid
-		if l.addr != 0 {
-			r.Addr = &l.addr
-		}
-		if l.armedErr != nil {
-			r.ArmedError = l.armedErr.Error()
-		} else if l.addr != 0 {
-			r.Armed = &l.armed
-		}
-		if p.HasSemaphore() {
-			if l.semaphoreAddr != 0 {
-				r.SemaphoreAddr = &l.semaphoreAddr
-			}
-			if l.semaphoreErr != nil {
-				r.SemaphoreValueError = l.semaphoreErr.Error()
-			} else {
-				r.SemaphoreValue = &l.semaphoreValue
-			}
-		}
-	}
-	return n.enc.Encode(r)
-}
+func newNDJSON(w io.Writer) *ndjson { return &ndjson{w: w} }
 
 func (n *ndjson) flush() error { return nil }
 
-// appendArgs converts parsed arguments to their JSON form, reusing dst.
-func appendArgs(dst []argJSON, args []argspec.Arg) []argJSON {
-	for i := range args {
-		a := &args[i]
-		j := argJSON{Raw: a.Raw, Size: a.Size, Signed: a.Signed, Float: a.Float}
-		if a.Err != nil {
-			j.Error = a.Err.Error()
-			dst = append(dst, j)
-			continue
-		}
-		j.Kind = a.Kind.String()
-		j.Location = a.Location()
-		switch a.Kind {
-		case argspec.Const:
-			j.Value = &a.Offset
-		case argspec.Register, argspec.FloatRegister:
-			j.Reg = a.Base.Base
-			j.RegOffset = regOffset(a.Base)
-		case argspec.Memory:
-			j.Reg, j.RegOffset, j.Offset = a.Base.Base, regOffset(a.Base), &a.Offset
-		case argspec.SIB:
-			j.Reg, j.RegOffset, j.Offset = a.Base.Base, regOffset(a.Base), &a.Offset
-			j.Index, j.Scale = a.Index.Base, a.Scale
-		case argspec.Symbol:
-			j.Symbol, j.Offset = a.Symbol, &a.Offset
-			j.Reg = a.Base.Base
-		}
-		dst = append(dst, j)
+func (n *ndjson) write(s *site) error {
+	p := s.probe
+	b := append(n.buf[:0], `{"file":`...)
+	b = appendString(b, s.file)
+	b = appendStringField(b, "provider", p.Provider)
+	b = appendStringField(b, "name", p.Name)
+	b = appendUintField(b, "pc", p.PC)
+	b = appendUintField(b, "base", p.Base)
+	b = appendUintField(b, "semaphore", p.Semaphore)
+	b = appendStringField(b, "args", p.Args)
+	b = appendUintField(b, "pc_offset", p.PCOffset)
+	b = appendUintField(b, "semaphore_offset", p.SemaphoreOffset)
+	if p.Adjusted() {
+		b = appendUintField(b, "note_pc", p.NotePC)
+		b = appendUintField(b, "note_semaphore", p.NoteSemaphore)
 	}
-	return dst
+	if p.PCOffsetErr != nil {
+		b = appendStringField(b, "pc_error", p.PCOffsetErr.Error())
+	}
+	if p.SemaphoreOffsetErr != nil {
+		b = appendStringField(b, "semaphore_error", p.SemaphoreOffsetErr.Error())
+	}
+	b = append(b, `,"argv":[`...)
+	for i := range s.argv {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendArg(b, &s.argv[i])
+	}
+	b = append(b, ']')
+	if l := s.live; l != nil {
+		b = appendLive(b, l, p.HasSemaphore())
+	}
+	b = append(b, "}\n"...)
+	n.buf = b
+	_, err := n.w.Write(b)
+	return err
 }
 
-// regOffset is the pt_regs offset of r for JSON, absent when r is not in
-// pt_regs or there is no register.
-func regOffset(r argspec.Reg) *int {
-	if r.Base == "" || r.Offset < 0 {
-		return nil
+// appendLive appends the fields -p adds.
+func appendLive(b []byte, l *liveState, hasSemaphore bool) []byte {
+	b = appendIntField(b, "pid", int64(l.pid))
+	if l.addr != 0 {
+		b = appendUintField(b, "addr", l.addr)
 	}
-	off := r.Offset
-	return &off
+	if l.armedErr != nil {
+		b = appendStringField(b, "armed_error", l.armedErr.Error())
+	} else {
+		b = appendBoolField(b, "armed", l.armed)
+	}
+	if !hasSemaphore {
+		return b
+	}
+	if l.semaphoreAddr != 0 {
+		b = appendUintField(b, "semaphore_addr", l.semaphoreAddr)
+	}
+	if l.semaphoreErr != nil {
+		return appendStringField(b, "semaphore_value_error", l.semaphoreErr.Error())
+	}
+	return appendUintField(b, "semaphore_value", uint64(l.semaphoreValue))
+}
+
+// appendArg appends the JSON object of one parsed argument.
+func appendArg(b []byte, a *argspec.Arg) []byte {
+	b = append(b, `{"raw":`...)
+	b = appendString(b, a.Raw)
+	b = appendIntField(b, "size", int64(a.Size))
+	b = appendBoolField(b, "signed", a.Signed)
+	if a.Float {
+		b = appendBoolField(b, "float", true)
+	}
+	if a.Err != nil {
+		b = appendStringField(b, "error", a.Err.Error())
+		return append(b, '}')
+	}
+	b = appendStringField(b, "kind", a.Kind.String())
+	b = appendStringField(b, "location", a.Location())
+	switch a.Kind {
+	case argspec.Const:
+		b = appendIntField(b, "value", a.Offset)
+	case argspec.Register, argspec.FloatRegister:
+		b = appendReg(b, a.Base)
+	case argspec.Memory:
+		b = appendReg(b, a.Base)
+		b = appendIntField(b, "offset", a.Offset)
+	case argspec.SIB:
+		b = appendReg(b, a.Base)
+		b = appendStringField(b, "index", a.Index.Base)
+		b = appendIntField(b, "scale", int64(a.Scale))
+		b = appendIntField(b, "offset", a.Offset)
+	case argspec.Symbol:
+		b = appendReg(b, a.Base)
+		b = appendStringField(b, "symbol", a.Symbol)
+		b = appendIntField(b, "offset", a.Offset)
+	}
+	return append(b, '}')
+}
+
+// appendReg appends reg and reg_offset for r, or nothing when there is no
+// register (an absolute symbol, a sib operand without base).
+func appendReg(b []byte, r argspec.Reg) []byte {
+	if r.Base == "" {
+		return b
+	}
+	b = appendStringField(b, "reg", r.Base)
+	if r.Offset >= 0 {
+		b = appendIntField(b, "reg_offset", int64(r.Offset))
+	}
+	return b
+}
+
+func appendKey(b []byte, key string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	return append(b, '"', ':')
+}
+
+func appendStringField(b []byte, key, v string) []byte {
+	return appendString(appendKey(b, key), v)
+}
+
+func appendUintField(b []byte, key string, v uint64) []byte {
+	return strconv.AppendUint(appendKey(b, key), v, 10)
+}
+
+func appendIntField(b []byte, key string, v int64) []byte {
+	return strconv.AppendInt(appendKey(b, key), v, 10)
+}
+
+func appendBoolField(b []byte, key string, v bool) []byte {
+	return strconv.AppendBool(appendKey(b, key), v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Control characters are
+// escaped, and bytes that are not UTF-8 become U+FFFD, as encoding/json
+// does, so that every line is valid JSON whatever a note holds.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\r':
+				b = append(b, '\\', 'r')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

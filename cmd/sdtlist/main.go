@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
 )
 
 const usageText = `usage: sdtlist [-t] FILE... [PATTERN...]
@@ -75,13 +76,17 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return nil, errUsage
 	}
 	for _, a := range fs.Args() {
-		if pat, ok := parsePattern(a, pidSet); ok {
-			c.patterns = append(c.patterns, pat)
-			continue
-		}
-		if pidSet {
+		if pidSet && strings.Contains(a, "/") {
 			fmt.Fprintf(stderr, "sdtlist: %q: with -p, arguments are PROVIDER:NAME patterns\n", a)
 			return nil, errUsage
+		}
+		if pat, ok := parsePattern(a, pidSet); ok {
+			if err := pat.valid(); err != nil {
+				fmt.Fprintf(stderr, "sdtlist: %q: %v\n", a, err)
+				return nil, errUsage
+			}
+			c.patterns = append(c.patterns, pat)
+			continue
 		}
 		c.files = append(c.files, a)
 	}

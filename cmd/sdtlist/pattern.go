@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"strings"
@@ -33,6 +34,16 @@ func parsePattern(arg string, pidMode bool) (pattern, bool) {
 		prov, name, _ = strings.Cut(name, ":")
 	}
 	return pattern{provider: prov, name: name}, true
+}
+
+// valid reports a malformed glob, which would otherwise match nothing.
+func (p pattern) valid() error {
+	for _, g := range []string{p.provider, p.name} {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("bad pattern %q: %w", g, err)
+		}
+	}
+	return nil
 }
 
 func (p pattern) match(provider, name string) bool {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // Section names read by this package.
@@ -92,6 +93,7 @@ func NewFile(r io.ReaderAt) (*File, error) {
 		}
 		notes, nerrs := parseNotes(data, ef.ByteOrder, addrSize, s.Offset)
 		errs = append(errs, nerrs...)
+		f.Probes = slices.Grow(f.Probes, len(notes))
 		for _, n := range notes {
 			f.Probes = append(f.Probes, f.probe(n, s.Offset))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // Note header values of a stapsdt note.
@@ -30,8 +31,11 @@ type rawNote struct {
 // offset, used only in errors.
 func parseNotes(data []byte, order binary.ByteOrder, addrSize int, secOff uint64) ([]rawNote, []error) {
 	var (
-		notes []rawNote
+		notes = make([]rawNote, 0, countNotes(data, order))
 		errs  []error
+		// All strings are cut from one copy of the section, so that
+		// 20,000 notes cost one allocation instead of 60,000.
+		text = string(data)
 	)
 	bad := func(off int, format string, args ...any) {
 		errs = append(errs, &FormatError{Off: secOff + uint64(off), Msg: fmt.Sprintf(format, args...)})
@@ -69,7 +73,7 @@ func parseNotes(data []byte, order binary.ByteOrder, addrSize int, secOff uint64
 		case typ != ntStapsdt:
 			bad(off, "type %d, want %d (NT_STAPSDT)", typ, ntStapsdt)
 		default:
-			n, err := decodeDesc(desc, order, addrSize)
+			n, err := decodeDesc(desc, text[descOff:descOff+descsz], order, addrSize)
 			if err != "" {
 				bad(off, "%s", err)
 				break
@@ -84,7 +88,8 @@ func parseNotes(data []byte, order binary.ByteOrder, addrSize int, secOff uint64
 
 // decodeDesc decodes a stapsdt descriptor: three addresses, then provider,
 // name and argument string, each NUL-terminated.
-func decodeDesc(desc []byte, order binary.ByteOrder, addrSize int) (rawNote, string) {
+// descText is desc as a string, from which the strings are cut.
+func decodeDesc(desc []byte, descText string, order binary.ByteOrder, addrSize int) (rawNote, string) {
 	var n rawNote
 	if len(desc) < 3*addrSize {
 		return n, fmt.Sprintf("descriptor of %d bytes is too short for three %d-byte addresses", len(desc), addrSize)
@@ -92,14 +97,14 @@ func decodeDesc(desc []byte, order binary.ByteOrder, addrSize int) (rawNote, str
 	n.pc = readAddr(desc, order, addrSize)
 	n.base = readAddr(desc[addrSize:], order, addrSize)
 	n.sema = readAddr(desc[2*addrSize:], order, addrSize)
-	rest := desc[3*addrSize:]
+	rest := descText[3*addrSize:]
 	var strs [3]string
 	for i, what := range [3]string{"provider", "name", "argument string"} {
-		j := bytes.IndexByte(rest, 0)
+		j := strings.IndexByte(rest, 0)
 		if j < 0 {
 			return n, fmt.Sprintf("%s is not NUL-terminated", what)
 		}
-		strs[i] = string(rest[:j])
+		strs[i] = rest[:j]
 		rest = rest[j+1:]
 	}
 	if strs[0] == "" || strs[1] == "" {
@@ -107,6 +112,18 @@ func decodeDesc(desc []byte, order binary.ByteOrder, addrSize int) (rawNote, str
 	}
 	n.provider, n.name, n.args = strs[0], strs[1], strs[2]
 	return n, ""
+}
+
+// countNotes counts the notes of data, to size the result in one
+// allocation; it stops where the data stops making sense.
+func countNotes(data []byte, order binary.ByteOrder) int {
+	n := 0
+	for off := uint64(0); off+12 <= uint64(len(data)); n++ {
+		namesz := uint64(order.Uint32(data[off:]))
+		descsz := uint64(order.Uint32(data[off+4:]))
+		off += 12 + align4(namesz) + align4(descsz)
+	}
+	return n
 }
 
 func readAddr(b []byte, order binary.ByteOrder, size int) uint64 {

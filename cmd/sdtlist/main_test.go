@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+)
+
+const demo = "../../pkg/stapsdt/testdata/demo"
+
+func TestParsePattern(t *testing.T) {
+	for _, tt := range []struct {
+		arg    string
+		pid    bool
+		want   pattern
+		wantOK bool
+	}{
+		{"node:http__*", false, pattern{"node", "http__*"}, true},
+		{"*:gc*", false, pattern{"*", "gc*"}, true},
+		{"usdt:p:q", false, pattern{"p", "q"}, true},
+		{"gc*", false, pattern{"", "gc*"}, true},
+		{"tick", true, pattern{"", "tick"}, true},
+		{"nosuchfile", false, pattern{}, false},
+		{demo, false, pattern{}, false},
+	} {
+		got, ok := parsePattern(tt.arg, tt.pid)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("parsePattern(%q, %v) = %v, %v, want %v, %v", tt.arg, tt.pid, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+func TestPatternMatch(t *testing.T) {
+	for _, tt := range []struct {
+		pat            pattern
+		provider, name string
+		want           bool
+	}{
+		{pattern{"demo", "tick"}, "demo", "tick", true},
+		{pattern{"demo", "t*"}, "demo", "start", false},
+		{pattern{"*", "*art"}, "demo", "start", true},
+		{pattern{"", "tick"}, "other", "tick", true},
+		{pattern{"d?mo", "[st]*"}, "demo", "tick", true},
+	} {
+		if got := tt.pat.match(tt.provider, tt.name); got != tt.want {
+			t.Errorf("%v.match(%q, %q) = %v, want %v", tt.pat, tt.provider, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRunExitKinds(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	if err := os.WriteFile(bad, []byte("not elf"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args       []string
+		want       error
+		stdoutRows int
+		stderr     string
+	}{
+		{[]string{demo}, nil, 3, ""},
+		{[]string{demo, "demo:tick"}, nil, 2, ""},
+		{[]string{demo, "*:st*"}, nil, 1, ""},
+		{[]string{demo, "nomatch:*"}, nil, 0, ""},
+		{[]string{bad, demo}, errFailed, 3, "sdtlist: " + bad + ": not an ELF file"},
+		{[]string{dir, demo}, errFailed, 3, "is a directory"},
+		{[]string{"-h"}, flag.ErrHelp, 0, "usage: sdtlist"},
+		{[]string{"-x", demo}, errUsage, 0, "flag provided but not defined"},
+		{[]string{}, errUsage, 0, "no FILE and no -p PID"},
+		{[]string{"-p", "-3"}, errUsage, 0, "not a process ID"},
+		{[]string{"-p", "1", demo}, errUsage, 0, "with -p, arguments are PROVIDER:NAME patterns"},
+		{[]string{demo, "[x:y"}, errUsage, 0, "bad pattern"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(tt.args, &stdout, &stderr)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("run(%q) = %v, want %v", tt.args, err, tt.want)
+		}
+		if rows := strings.Count(stdout.String(), "\n"); rows != tt.stdoutRows {
+			t.Errorf("run(%q) wrote %d lines, want %d:\n%s", tt.args, rows, tt.stdoutRows, stdout.String())
+		}
+		if !strings.Contains(stderr.String(), tt.stderr) || (tt.stderr == "" && stderr.Len() > 0) {
+			t.Errorf("run(%q) stderr = %q, want %q", tt.args, stderr.String(), tt.stderr)
+		}
+	}
+}
+
+func TestNDJSONFields(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{demo, "demo:start"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v (%s)", err, stderr.String())
+	}
+	var got map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("output %q is not JSON: %v", stdout.String(), err)
+	}
+	for k, want := range map[string]any{
+		"file": demo, "provider": "demo", "name": "start",
+		"pc": float64(0x4010a8), "base": float64(0x402004), "semaphore": float64(0x404020),
+		"args": "-4@%ebx 8@0(%r13)", "pc_offset": float64(0x10a8), "semaphore_offset": float64(0x3020),
+	} {
+		if got[k] != want {
+			t.Errorf("field %s = %v, want %v", k, got[k], want)
+		}
+	}
+	argv, _ := got["argv"].([]any)
+	if len(argv) != 2 {
+		t.Fatalf("argv = %v, want 2 elements", got["argv"])
+	}
+	a1, _ := argv[1].(map[string]any)
+	for k, want := range map[string]any{"size": float64(8), "signed": false, "kind": "memory", "location": "(%r13)", "reg": "r13", "reg_offset": float64(16), "offset": float64(0)} {
+		if a1[k] != want {
+			t.Errorf("argv[1].%s = %v, want %v", k, a1[k], want)
+		}
+	}
+	for _, k := range []string{"pid", "addr", "armed", "note_pc", "pc_error"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("field %s present in a file listing", k)
+		}
+	}
+}
+
+func TestTable(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"-t", demo}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v (%s)", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "FILE") {
+		t.Fatalf("table = %q, want a header and 3 rows", stdout.String())
+	}
+	col := strings.Index(lines[0], "ARGS")
+	for _, l := range lines[1:] {
+		if len(l) < col || l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("row %q is not aligned with the ARGS column at %d", l, col)
+		}
+	}
+	if !strings.Contains(lines[1], "s32@%ebx u64@(%r13)") || !strings.Contains(lines[1], "0x4010a8") {
+		t.Errorf("row %q, want the start probe with typed arguments", lines[1])
+	}
+}
