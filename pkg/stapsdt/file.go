@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 )
@@ -25,7 +26,12 @@ const (
 func Open(name string) (*File, error) {
 	fd, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// "FILE: no such file or directory", like the other errors.
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer fd.Close()
 	st, err := fd.Stat()
@@ -55,6 +61,9 @@ func NewFile(r io.ReaderAt) (*File, error) {
 		return nil, ErrNotELF
 	}
 	ef, err := elf.NewFile(r)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("read ELF headers: file is truncated: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read ELF headers: %w", err)
 	}

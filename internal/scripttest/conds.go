@@ -1,0 +1,95 @@
+package scripttest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+	"rsc.io/script"
+)
+
+// SDTHeader reports whether gcc compiles a file that includes <sys/sdt.h>
+// (package systemtap-sdt-dev on Debian).
+func SDTHeader() script.Cond {
+	return script.OnceCondition("gcc can compile #include <sys/sdt.h>", func() (bool, error) {
+		cmd := exec.Command("gcc", "-fsyntax-only", "-x", "c", "-")
+		cmd.Stdin = strings.NewReader("#include <sys/sdt.h>\nvoid f(void) { STAP_PROBE(p, q); }\n")
+		return cmd.Run() == nil, nil
+	})
+}
+
+// M32 reports whether gcc can build and link 32-bit x86 programs with
+// probes, which needs the multilib runtime (package gcc-multilib on
+// Debian). sys/sdt.h is the same for both; Debian installs it only in the
+// x86_64 multiarch directory, so it is searched there last, as the m32
+// script does.
+func M32() script.Cond {
+	return script.OnceCondition("gcc -m32 -idirafter /usr/include/x86_64-linux-gnu builds and links a program with <sys/sdt.h>", func() (bool, error) {
+		dir, err := os.MkdirTemp("", "sdtkit-m32-")
+		if err != nil {
+			return false, err
+		}
+		defer os.RemoveAll(dir)
+		cmd := exec.Command("gcc", "-m32", "-idirafter", "/usr/include/x86_64-linux-gnu", "-x", "c", "-o", filepath.Join(dir, "a.out"), "-")
+		cmd.Stdin = strings.NewReader("#include <sys/sdt.h>\nint main(void) { STAP_PROBE(p, q); return 0; }\n")
+		return cmd.Run() == nil, nil
+	})
+}
+
+// Tracefs reports whether uprobe events can be created through tracefs,
+// mounting it at /sys/kernel/tracing when it is not mounted yet.
+func Tracefs() script.Cond {
+	return script.OnceCondition("running as root and tracefs (with uprobe_events) is mounted or mountable", func() (bool, error) {
+		if os.Geteuid() != 0 {
+			return false, nil
+		}
+		_, err := tracefs()
+		return err == nil, nil
+	})
+}
+
+// Kernel reports whether the running kernel is at least the version given
+// as suffix, such as [kernel:4.20].
+func Kernel() script.Cond {
+	return script.PrefixCondition("running kernel version >= <suffix> (MAJOR.MINOR)", func(_ *script.State, suffix string) (bool, error) {
+		want, err := parseVersion(suffix)
+		if err != nil {
+			return false, err
+		}
+		var u unix.Utsname
+		if err := unix.Uname(&u); err != nil {
+			return false, fmt.Errorf("uname: %w", err)
+		}
+		have, err := parseVersion(unix.ByteSliceToString(u.Release[:]))
+		if err != nil {
+			return false, fmt.Errorf("kernel release: %w", err)
+		}
+		return have[0] > want[0] || have[0] == want[0] && have[1] >= want[1], nil
+	})
+}
+
+// parseVersion reads MAJOR.MINOR from the start of a kernel release such
+// as "6.18.4-generic".
+func parseVersion(s string) ([2]int, error) {
+	var v [2]int
+	major, rest, ok := strings.Cut(s, ".")
+	if !ok {
+		return v, fmt.Errorf("version %q: want MAJOR.MINOR", s)
+	}
+	minor := rest
+	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		minor = rest[:i]
+	}
+	var err error
+	if v[0], err = strconv.Atoi(major); err != nil {
+		return v, fmt.Errorf("version %q: %w", s, err)
+	}
+	if v[1], err = strconv.Atoi(minor); err != nil {
+		return v, fmt.Errorf("version %q: %w", s, err)
+	}
+	return v, nil
+}
