@@ -98,7 +98,8 @@ func appendArg(b []byte, a *argspec.Arg) []byte {
 		return append(b, '}')
 	}
 	b = appendStringField(b, "kind", a.Kind.String())
-	b = appendStringField(b, "location", a.Location())
+	b = appendKey(b, "location")
+	b = appendLocation(b, a)
 	switch a.Kind {
 	case argspec.Const:
 		b = appendIntField(b, "value", a.Offset)
@@ -157,6 +158,29 @@ func appendBoolField(b []byte, key string, v bool) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// safe marks the bytes a JSON string holds as they are.
+var safe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendLocation appends the canonical operand of a as a JSON string,
+// without a string of its own in the common case where it needs no
+// escaping.
+func appendLocation(b []byte, a *argspec.Arg) []byte {
+	start := len(b)
+	b = append(b, '"')
+	b = a.AppendLocation(b)
+	for _, c := range b[start+1:] {
+		if !safe[c] {
+			return appendString(b[:start], string(b[start+1:]))
+		}
+	}
+	return append(b, '"')
+}
+
 // appendString appends s as a JSON string. Control characters are
 // escaped, and bytes that are not UTF-8 become U+FFFD, as encoding/json
 // does, so that every line is valid JSON whatever a note holds.
@@ -165,7 +189,7 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if safe[c] {
 			i++
 			continue
 		}

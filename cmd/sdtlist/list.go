@@ -92,16 +92,19 @@ func listFile(name string, pats []pattern, out sink) error {
 // writeProbes writes the matching probes of f. live, when not nil, fills
 // the live state of each site.
 func writeProbes(name string, f *stapsdt.File, pats []pattern, live func(*stapsdt.Probe) *liveState, out sink) error {
+	// One site is reused: sinks are done with it when write returns.
+	s := &site{file: name}
 	for i := range f.Probes {
 		p := &f.Probes[i]
 		if !matchAny(pats, p.Provider, p.Name) {
 			continue
 		}
-		s := site{file: name, probe: p, argv: argspec.ParseArgs(p.Args, f.Machine)}
+		s.probe = p
+		s.argv = argspec.AppendArgs(s.argv[:0], p.Args, f.Machine)
 		if live != nil {
 			s.live = live(p)
 		}
-		if err := out.write(&s); err != nil {
+		if err := out.write(s); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 	}

@@ -1,0 +1,100 @@
+package argspec
+
+import (
+	"debug/elf"
+	"strconv"
+)
+
+// Kind tells where the value of an argument is found.
+type Kind int
+
+const (
+	Const         Kind = iota + 1 // immediate value: x86 $-1, aarch64 42, arm #1
+	Register                      // value of a general-purpose register of any width
+	Memory                        // memory at Base + Offset
+	SIB                           // memory at Base + Index*Scale + Offset; Base may be absent
+	Symbol                        // memory at Symbol + Offset, relative to Base (rip) or absolute
+	FloatRegister                 // value of a floating-point or vector register
+)
+
+var kindNames = [...]string{
+	Const:         "const",
+	Register:      "register",
+	Memory:        "memory",
+	SIB:           "sib",
+	Symbol:        "symbol",
+	FloatRegister: "float_register",
+}
+
+func (k Kind) String() string {
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A Reg is a register named in an operand.
+type Reg struct {
+	Name   string // lowercase name as written, without sigil: "eax", "r8d", "w3", "a0"
+	Base   string // the full register it is part of: "rax" for eax and ah, "x3" for w3
+	Offset int    // byte offset of Base in the machine's BPF-visible pt_regs; -1 if not there
+	Size   int    // width of the named register in bytes
+	Shift  int    // bit position of the named part within Base: 8 for ah/bh/ch/dh, else 0
+}
+
+// An Arg is one parsed probe argument.
+type Arg struct {
+	Raw     string      // the token as written, e.g. "-4@-4(%rbp)"
+	Machine elf.Machine // the machine whose syntax the operand is in
+	Size    int         // bytes; 0 when the token has no size prefix
+	Signed  bool
+	Float   bool
+	Kind    Kind
+	Base    Reg    // Register, FloatRegister, Memory, SIB; Symbol when rip-relative
+	Index   Reg    // SIB only
+	Scale   int    // SIB only: 1, 2, 4 or 8
+	Offset  int64  // displacement, or the value of a Const
+	Symbol  string // Symbol only
+	Err     error  // non-nil (an *Error) when the operand could not be decoded
+}
+
+// String returns the argument in canonical form, size prefix included, or
+// Raw when the argument could not be decoded.
+func (a Arg) String() string {
+	if a.Err != nil {
+		return a.Raw
+	}
+	var buf [64]byte
+	return string(appendLocation(appendPrefix(buf[:0], &a), &a))
+}
+
+// Location returns the operand alone in canonical form. For an argument
+// that could not be decoded it returns the operand as written.
+func (a Arg) Location() string {
+	var buf [64]byte
+	return string(a.AppendLocation(buf[:0]))
+}
+
+// AppendLocation appends the canonical operand, as Location returns it,
+// to b: listing many probes need not allocate a string per argument.
+func (a *Arg) AppendLocation(b []byte) []byte {
+	if a.Err != nil {
+		_, op, _ := cutPrefix(a.Raw)
+		return append(b, op...)
+	}
+	return appendLocation(b, a)
+}
+
+func appendPrefix(b []byte, a *Arg) []byte {
+	if a.Size == 0 {
+		return b
+	}
+	if a.Signed {
+		b = append(b, '-')
+	}
+	b = strconv.AppendInt(b, int64(a.Size), 10)
+	if a.Float {
+		b = append(b, 'f')
+	}
+	return append(b, '@')
+}
