@@ -1,0 +1,93 @@
+package bpf
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/link"
+)
+
+// A Site is a probe site to attach to.
+type Site struct {
+	// Offset is the file offset of the probe's instruction
+	// (stapsdt.Probe.PCOffset).
+	Offset uint64
+	// RefCtrOffset is the file offset of the probe's semaphore
+	// (stapsdt.Probe.SemaphoreOffset), 0 if it has none. The kernel
+	// raises the semaphore while the uprobe is attached, which enables
+	// the is-enabled code the probe guards.
+	RefCtrOffset uint64
+	Spec         Spec
+}
+
+// Attach attaches the program to sites of the ELF file path, an
+// executable or shared library: in every process that maps it, or in
+// Options.PID only. Sites are numbered from 0 in the order they are
+// attached, across calls; events carry the number as Site. On error,
+// none of the sites is attached.
+func (p *Program) Attach(path string, sites []Site) error {
+	if len(sites) == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.prog == nil {
+		return fmt.Errorf("attach %s: %w", path, ErrClosed)
+	}
+	first := len(p.specs)
+	if first+len(sites) > int(p.maps.Sites.MaxEntries()) {
+		return fmt.Errorf("attach %s: more than %d sites", path, p.maps.Sites.MaxEntries())
+	}
+	for i := range sites {
+		if err := p.maps.Sites.Put(uint32(first+i), &sites[i].Spec.raw); err != nil {
+			return fmt.Errorf("attach %s: store spec: %w", path, err)
+		}
+	}
+	ex, err := link.OpenExecutable(path)
+	if err != nil {
+		return fmt.Errorf("attach %s: %w", path, err)
+	}
+	// Known to Read before the first event can arrive.
+	for _, s := range sites {
+		p.specs = append(p.specs, s.Spec)
+	}
+	links, err := p.attach(ex, first, sites)
+	if err != nil {
+		p.specs = p.specs[:first]
+		return permission(fmt.Errorf("attach %s: %w", path, err))
+	}
+	p.links = append(p.links, links...)
+	return nil
+}
+
+func (p *Program) attach(ex *link.Executable, first int, sites []Site) ([]link.Link, error) {
+	var links []link.Link
+	if p.multi {
+		o := &link.UprobeMultiOptions{PID: uint32(p.pid)}
+		for i, s := range sites {
+			o.Addresses = append(o.Addresses, s.Offset)
+			o.RefCtrOffsets = append(o.RefCtrOffsets, s.RefCtrOffset)
+			o.Cookies = append(o.Cookies, uint64(first+i))
+		}
+		l, err := ex.UprobeMulti(nil, p.prog, o)
+		if err != nil {
+			return nil, err
+		}
+		return []link.Link{l}, nil
+	}
+	for i, s := range sites {
+		l, err := ex.Uprobe("", p.prog, &link.UprobeOptions{
+			Address:      s.Offset,
+			RefCtrOffset: s.RefCtrOffset,
+			Cookie:       uint64(first + i),
+			PID:          p.pid,
+		})
+		if err != nil {
+			for _, l := range links {
+				l.Close()
+			}
+			return nil, fmt.Errorf("offset %#x: %w", s.Offset, err)
+		}
+		links = append(links, l)
+	}
+	return links, nil
+}

@@ -1,0 +1,282 @@
+package bpf
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"golang.org/x/sys/unix"
+)
+
+const demo = "../pkg/stapsdt/testdata/demo"
+
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if euid := os.Geteuid(); euid != 0 {
+		t.Skipf("requires root (euid %d)", euid)
+	}
+}
+
+func requireAMD64(t *testing.T) {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("requires amd64 (fixtures are x86-64), not %s", runtime.GOARCH)
+	}
+}
+
+// modes are the two ways of attaching, as subtests.
+var modes = []struct {
+	name    string
+	perSite bool
+}{
+	{"uprobe_multi", false},
+	{"uprobe", true},
+}
+
+// load loads the program for a mode and closes it at the end of the test.
+func load(t *testing.T, opts Options) *Program {
+	t.Helper()
+	if opts.FlushInterval == 0 {
+		opts.FlushInterval = 20 * time.Millisecond
+	}
+	p, err := Load(&opts)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if !opts.PerSite && !p.multi {
+		if kernelBefore(6, 6) {
+			t.Skip("requires kernel 6.6 (due to missing uprobe_multi)")
+		}
+		t.Fatal("Load chose per-site uprobes on a kernel with uprobe_multi")
+	}
+	return p
+}
+
+// sites returns the probe sites of path with their specs, strings
+// read for the arguments strs gives.
+func sites(t *testing.T, path string, strs func(p *stapsdt.Probe) ArgMask) ([]Site, *stapsdt.File) {
+	t.Helper()
+	f, err := stapsdt.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	syms, err := Symbols(ef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []Site
+	for i := range f.Probes {
+		p := &f.Probes[i]
+		opts := &SpecOptions{Symbols: syms}
+		if strs != nil {
+			opts.Strings = strs(p)
+		}
+		spec, errs := NewSpec(uint32(i), p.PC, argspec.ParseArgs(p.Args, f.Machine), opts)
+		if errs != nil {
+			t.Fatalf("NewSpec(%s:%s %q): %v", p.Provider, p.Name, p.Args, errs)
+		}
+		ss = append(ss, Site{Offset: p.PCOffset, RefCtrOffset: p.SemaphoreOffset, Spec: spec})
+	}
+	return ss, f
+}
+
+// events returns a channel fed with the events of p until it is closed.
+func events(t *testing.T, p *Program) <-chan Event {
+	ch := make(chan Event, 1024)
+	go func() {
+		defer close(ch)
+		for {
+			var ev Event
+			if err := p.Read(&ev); err != nil {
+				if !errors.Is(err, ErrClosed) {
+					t.Errorf("Read: %v", err)
+				}
+				return
+			}
+			ch <- ev
+		}
+	}()
+	return ch
+}
+
+// collect returns the events of process pid from ch, waiting until there
+// are n of them or no more come.
+func collect(t *testing.T, ch <-chan Event, pid int, n int) []Event {
+	t.Helper()
+	var evs []Event
+	timeout := time.After(5 * time.Second)
+	for len(evs) < n {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return evs
+			}
+			if int(ev.PID) == pid {
+				evs = append(evs, ev)
+			}
+		case <-timeout:
+			t.Errorf("got %d events of pid %d, want %d", len(evs), pid, n)
+			return evs
+		}
+	}
+	return evs
+}
+
+func run(t *testing.T, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return cmd
+}
+
+func TestDemo(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			p := load(t, Options{PerSite: m.perSite})
+			ss, f := sites(t, demo, func(p *stapsdt.Probe) ArgMask {
+				if p.Name == "start" {
+					return 1 << 1 // argv[0]
+				}
+				return 0
+			})
+			if err := p.Attach(demo, ss); err != nil {
+				t.Fatalf("Attach: %v", err)
+			}
+			ch := events(t, p)
+			cmd := run(t, demo, "5", "10")
+			evs := collect(t, ch, cmd.Process.Pid, 11)
+
+			var ticks, negs []int64
+			for _, ev := range evs {
+				pr := f.Probes[ev.Probe]
+				if ev.TID != ev.PID || ev.Comm != "demo" || ev.Time.Before(time.Now().Add(-time.Minute)) || ev.Time.After(time.Now()) {
+					t.Errorf("event %+v: bad pid, tid, comm or time", ev)
+				}
+				switch {
+				case pr.Name == "start":
+					if len(ev.Args) != 2 {
+						t.Fatalf("start: %d args, want 2", len(ev.Args))
+					}
+					if a := ev.Args[0]; a.Kind != Int || a.Int() != 3 {
+						t.Errorf("start argc = %+v, want Int 3", a)
+					}
+					if a := ev.Args[1]; a.Kind != String || a.Str != demo || a.Bits == 0 || a.Truncated {
+						t.Errorf("start argv[0] = %+v, want String %q", a, demo)
+					}
+				case ev.Site == 1:
+					ticks = append(ticks, ev.Args[0].Int())
+				case ev.Site == 2:
+					negs = append(negs, ev.Args[0].Int())
+				}
+			}
+			if want := []int64{1, 2, 3, 4, 5}; !equal(ticks, want) {
+				t.Errorf("tick site 1 = %v, want %v", ticks, want)
+			}
+			// The semaphore raised by the attachment enables the second site.
+			if want := []int64{-1, -2, -3, -4, -5}; !equal(negs, want) {
+				t.Errorf("tick site 2 = %v, want %v", negs, want)
+			}
+			if n, err := p.Lost(); n != 0 || err != nil {
+				t.Errorf("Lost() = %d, %v, want 0, nil", n, err)
+			}
+		})
+	}
+}
+
+// kernelBefore reports whether the running kernel is older than
+// major.minor.
+func kernelBefore(major, minor int) bool {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return false
+	}
+	var ma, mi int
+	fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi)
+	return ma < major || ma == major && mi < minor
+}
+
+func equal(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSemaphore checks that attaching raises the semaphores of a running
+// process, one count per site, and Close lowers them again.
+func TestSemaphore(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			ss, f := sites(t, demo, nil)
+			cmd := exec.Command(demo, "0", "10")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer cmd.Process.Kill()
+			mem, err := os.Open(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "mem"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mem.Close()
+			// demo is not PIE: the run-time address is the link-time one.
+			sema := func() (start, tick uint16) {
+				var b [2]byte
+				for i, v := range []*uint16{&start, &tick} {
+					if _, err := mem.ReadAt(b[:], int64(f.Probes[i].Semaphore)); err != nil {
+						t.Fatal(err)
+					}
+					*v = binary.NativeEndian.Uint16(b[:])
+				}
+				return
+			}
+			if s, k := sema(); s != 0 || k != 0 {
+				t.Errorf("before Attach: semaphores start=%d tick=%d, want 0 0", s, k)
+			}
+			p, err := Load(&Options{PerSite: m.perSite})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Attach(demo, ss); err != nil {
+				p.Close()
+				t.Fatal(err)
+			}
+			if s, k := sema(); s != 1 || k != 2 {
+				t.Errorf("attached: semaphores start=%d tick=%d, want 1 2", s, k)
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if s, k := sema(); s != 0 || k != 0 {
+				t.Errorf("after Close: semaphores start=%d tick=%d, want 0 0", s, k)
+			}
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package bpf_test
+
+import (
+	"debug/elf"
+	"fmt"
+	"log"
+
+	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+)
+
+// This traces every probe of a binary and prints the events.
+func Example() {
+	const path = "/usr/bin/python3"
+	f, err := stapsdt.Open(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ef, err := elf.Open(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	syms, err := bpf.Symbols(ef)
+	ef.Close()
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	var sites []bpf.Site
+	for i, p := range f.Probes {
+		if p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
+			continue
+		}
+		spec, errs := bpf.NewSpec(uint32(i), p.PC, argspec.ParseArgs(p.Args, f.Machine), &bpf.SpecOptions{Symbols: syms})
+		for _, err := range errs {
+			log.Printf("%s:%s: %v", p.Provider, p.Name, err)
+		}
+		sites = append(sites, bpf.Site{Offset: p.PCOffset, RefCtrOffset: p.SemaphoreOffset, Spec: spec})
+	}
+
+	prog, err := bpf.Load(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer prog.Close()
+	if err := prog.Attach(path, sites); err != nil {
+		log.Fatal(err)
+	}
+	var ev bpf.Event
+	for prog.Read(&ev) == nil {
+		p := f.Probes[ev.Probe]
+		fmt.Printf("%s %d %s:%s", ev.Time.Format("15:04:05.000000"), ev.PID, p.Provider, p.Name)
+		for _, a := range ev.Args {
+			switch a.Kind {
+			case bpf.Int:
+				fmt.Printf(" %d", a.Int())
+			case bpf.String:
+				fmt.Printf(" %q", a.Str)
+			case bpf.NotRead:
+				fmt.Printf(" ?")
+			default:
+				fmt.Printf(" %#x", a.Bits)
+			}
+		}
+		fmt.Println()
+	}
+}

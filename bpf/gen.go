@@ -1,0 +1,5 @@
+package bpf
+
+// The generated files are committed, so that building needs no clang;
+// regenerate them with go generate ./bpf/ after changing usdt.bpf.c.
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type event -type spec -type arg usdt usdt.bpf.c -- -O2 -g -Wall -Werror

@@ -1,0 +1,253 @@
+package bpf
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/features"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+)
+
+// Defaults of Options.
+const (
+	DefaultRingSize      = 1 << 20
+	DefaultMaxSites      = 4096
+	DefaultStringSize    = 64
+	DefaultFlushInterval = 100 * time.Millisecond
+)
+
+// Options configure a Program. The zero value gives the defaults.
+type Options struct {
+	// RingSize is the size of the ring buffer in bytes, a power of two
+	// and a multiple of the page size (DefaultRingSize if 0). When the
+	// ring is full, events are dropped and counted (see Lost).
+	RingSize int
+	// MaxSites is the most probe sites that can be attached
+	// (DefaultMaxSites if 0).
+	MaxSites int
+	// StringSize is the most bytes kept of a string argument, at most
+	// MaxStringSize (DefaultStringSize if 0).
+	StringSize int
+	// FlushInterval bounds how long an event waits in the ring buffer
+	// before Read returns it (DefaultFlushInterval if 0). The program
+	// wakes the reader only when a quarter of the ring is filled, so
+	// that busy probes cost one wakeup per batch rather than per event.
+	FlushInterval time.Duration
+	// PID limits tracing to one process; 0 traces all.
+	PID int
+	// PerSite attaches one uprobe per site even when the kernel has
+	// uprobe_multi links (Linux 6.6), which attach all sites of a file
+	// at once.
+	PerSite bool
+}
+
+// A Program is the loaded BPF program, its maps, and the uprobes
+// attached to it.
+type Program struct {
+	prog  *ebpf.Program
+	maps  usdtMaps
+	multi bool
+	pid   int
+	flush time.Duration
+	boot  int64 // Unix time in ns when CLOCK_BOOTTIME was 0
+
+	mu    sync.Mutex
+	links []link.Link
+	specs []Spec
+
+	rd  *ringbuf.Reader
+	rec ringbuf.Record
+	raw usdtEvent
+}
+
+// Load loads the BPF program into the kernel. It needs root, or
+// CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies); without
+// privilege the error matches ErrPermission, on older kernels
+// ErrNotSupported.
+func Load(opts *Options) (*Program, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.RingSize = orDefault(o.RingSize, DefaultRingSize)
+	o.MaxSites = orDefault(o.MaxSites, DefaultMaxSites)
+	o.StringSize = orDefault(o.StringSize, DefaultStringSize)
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = DefaultFlushInterval
+	}
+	if o.StringSize < 0 || o.StringSize > MaxStringSize {
+		return nil, fmt.Errorf("string size %d not in [1, %d]", o.StringSize, MaxStringSize)
+	}
+	if o.MaxSites < 0 {
+		return nil, fmt.Errorf("bad site count %d", o.MaxSites)
+	}
+	if o.RingSize < 0 || o.RingSize&(o.RingSize-1) != 0 || o.RingSize%os.Getpagesize() != 0 {
+		return nil, fmt.Errorf("ring size %d not a power of two multiple of the page size", o.RingSize)
+	}
+	if o.PID < 0 {
+		return nil, fmt.Errorf("bad pid %d", o.PID)
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return nil, permission(fmt.Errorf("load: %w", err))
+	}
+	if err := checkKernel(); err != nil {
+		return nil, err
+	}
+	multi := false
+	if !o.PerSite {
+		switch err := features.HaveBPFLinkUprobeMulti(); {
+		case err == nil:
+			multi = true
+		case !errors.Is(err, ErrNotSupported):
+			return nil, permission(fmt.Errorf("probe uprobe_multi: %w", err))
+		}
+	}
+
+	spec, err := loadUsdt()
+	if err != nil {
+		return nil, err
+	}
+	spec.Maps[usdtMapSites].MaxEntries = uint32(o.MaxSites)
+	spec.Maps[usdtMapEvents].MaxEntries = uint32(o.RingSize)
+	if err := spec.Variables[usdtVarStrMax].Set(uint32(o.StringSize)); err != nil {
+		return nil, err
+	}
+	if err := spec.Variables[usdtVarWakeupBytes].Set(uint64(o.RingSize / 4)); err != nil {
+		return nil, err
+	}
+	p := &Program{multi: multi, pid: o.PID, flush: o.FlushInterval, boot: bootTime()}
+	// Only one of the programs is loaded: a uprobe_multi program cannot
+	// be attached to a perf event, and older kernels reject it.
+	name := usdtProgUsdtSingle
+	if multi {
+		name = usdtProgUsdtMulti
+	}
+	for n := range spec.Programs {
+		if n != name {
+			delete(spec.Programs, n)
+		}
+	}
+	coll, err := ebpf.NewCollection(spec)
+	if err != nil {
+		return nil, permission(fmt.Errorf("load: %w", err))
+	}
+	defer coll.Close()
+	if err := coll.Assign(&p.maps); err != nil {
+		return nil, err
+	}
+	p.prog = coll.DetachProgram(name)
+	if p.rd, err = ringbuf.NewReader(p.maps.Events); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("ring buffer: %w", err)
+	}
+	return p, nil
+}
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// checkKernel reports a missing kernel feature that the program needs.
+func checkKernel() error {
+	for _, f := range []struct {
+		what string
+		err  func() error
+	}{
+		{"ring buffer", func() error { return features.HaveMapType(ebpf.RingBuf) }},
+		{"BPF cookies", func() error { return features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie) }},
+	} {
+		if err := f.err(); err != nil {
+			return permission(fmt.Errorf("%s: %w", f.what, err))
+		}
+	}
+	return nil
+}
+
+// bootTime returns the Unix time in nanoseconds at which CLOCK_BOOTTIME,
+// the clock of the event timestamps, read zero.
+func bootTime() int64 {
+	var rt, bt unix.Timespec
+	unix.ClockGettime(unix.CLOCK_REALTIME, &rt)
+	unix.ClockGettime(unix.CLOCK_BOOTTIME, &bt)
+	return rt.Nano() - bt.Nano()
+}
+
+// Read waits for the next event and stores it in ev, reusing ev.Args.
+// After Close it returns an error matching ErrClosed. Read must not be
+// called concurrently with itself; Close may be called concurrently to
+// stop it.
+func (p *Program) Read(ev *Event) error {
+	for {
+		p.rd.SetDeadline(time.Now().Add(p.flush))
+		err := p.rd.ReadInto(&p.rec)
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			continue
+		case errors.Is(err, ringbuf.ErrClosed):
+			return ErrClosed
+		case err != nil:
+			return fmt.Errorf("read ring buffer: %w", err)
+		}
+		return decodeEvent(p.rec.RawSample, &p.raw, p.spec, p.boot, ev)
+	}
+}
+
+// spec returns the spec of a site, nil if unknown.
+func (p *Program) spec(site uint32) *Spec {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if int(site) < len(p.specs) {
+		return &p.specs[site]
+	}
+	return nil
+}
+
+// Lost returns the number of events dropped so far, mostly because the
+// ring buffer was full: Read was not called often enough, or the ring is
+// too small for the event rate.
+func (p *Program) Lost() (uint64, error) {
+	var n uint64
+	var vals []uint64
+	for c := uint32(0); c < p.maps.Counters.MaxEntries(); c++ {
+		if err := p.maps.Counters.Lookup(c, &vals); err != nil {
+			return 0, fmt.Errorf("read counters: %w", err)
+		}
+		for _, v := range vals {
+			n += v
+		}
+	}
+	return n, nil
+}
+
+// Close detaches the program from every site, which lowers the
+// semaphores it raised, and releases the program. It interrupts a
+// concurrent Read.
+func (p *Program) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	for _, l := range p.links {
+		errs = append(errs, l.Close())
+	}
+	p.links = nil
+	if p.rd != nil {
+		errs = append(errs, p.rd.Close())
+	}
+	if p.prog != nil {
+		errs = append(errs, p.prog.Close())
+		p.prog = nil
+	}
+	errs = append(errs, p.maps.Close())
+	return errors.Join(errs...)
+}

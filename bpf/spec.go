@@ -1,0 +1,218 @@
+package bpf
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
+)
+
+// MaxArgs is the most arguments of a probe site that are read; sys/sdt.h
+// allows 12.
+const MaxArgs = 12
+
+// MaxStringSize is the most bytes of a string argument an event can carry.
+const MaxStringSize = 254
+
+// Argument kinds and flags of struct arg in usdt.bpf.c.
+const (
+	argNone  = 0
+	argConst = 1
+	argReg   = 2
+	argMem   = 3
+
+	flagSigned = 1
+	flagBias   = 2
+	flagString = 4
+	flagFloat  = 8
+)
+
+// x86NopLen is the length of the nop at an x86 probe site: %rip in an
+// operand is the address of the instruction after it.
+const x86NopLen = 1
+
+// nativeMachine is the machine whose pt_regs the BPF program reads.
+var nativeMachine = map[string]elf.Machine{
+	"amd64": elf.EM_X86_64,
+	"arm64": elf.EM_AARCH64,
+}[runtime.GOARCH]
+
+// An ArgMask is a set of argument indexes, bit i for argument i.
+type ArgMask uint16
+
+// Has reports whether argument i is in the set.
+func (m ArgMask) Has(i int) bool { return i >= 0 && i < 16 && m&(1<<i) != 0 }
+
+// SpecOptions adjust how NewSpec reads the arguments of a site.
+type SpecOptions struct {
+	// Strings are the arguments that point to NUL-terminated strings;
+	// events carry the string as well as the pointer.
+	Strings ArgMask
+	// Symbols maps symbol names to their link-time addresses, for
+	// arguments relative to a symbol (rip-relative globals). See Symbols.
+	Symbols map[string]uint64
+}
+
+// A Spec tells the BPF program how to fetch the arguments of one probe
+// site. Its zero value reads no arguments.
+type Spec struct {
+	raw usdtSpec
+}
+
+// ProbeID returns the probe id given to NewSpec.
+func (s *Spec) ProbeID() uint32 { return s.raw.ProbeId }
+
+// NumArgs returns the number of arguments events of the site carry.
+func (s *Spec) NumArgs() int { return int(s.raw.Nargs) }
+
+// An ArgError reports an argument that the BPF program cannot read.
+// Events mark it as not read.
+type ArgError struct {
+	Index int    // from 0
+	Arg   string // the argument as written
+	Err   error
+}
+
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("argument %d %q: %v", e.Index+1, e.Arg, e.Err)
+}
+
+func (e *ArgError) Unwrap() error { return e.Err }
+
+// NewSpec translates the parsed arguments of the probe site at link-time
+// address pc into a Spec. probeID is carried into every event of the site,
+// typically an index into the caller's probe table.
+//
+// An argument that cannot be read (a floating-point register, an unknown
+// symbol, an operand argspec could not decode, more than MaxArgs) yields
+// an *ArgError and is marked so that events report it as not read; the
+// other arguments are read as usual. opts may be nil.
+func NewSpec(probeID uint32, pc uint64, args []argspec.Arg, opts *SpecOptions) (Spec, []error) {
+	if opts == nil {
+		opts = &SpecOptions{}
+	}
+	var s Spec
+	s.raw.Pc = pc
+	s.raw.ProbeId = probeID
+	s.raw.Nargs = uint16(min(len(args), MaxArgs))
+	var errs []error
+	for i := range args {
+		a := &args[i]
+		if i >= MaxArgs {
+			errs = append(errs, &ArgError{i, a.Raw, fmt.Errorf("more than %d arguments", MaxArgs)})
+			continue
+		}
+		r, err := newArg(a, pc, opts.Symbols)
+		if err != nil {
+			errs = append(errs, &ArgError{i, a.Raw, err})
+			r = usdtArg{Kind: argNone, Base: -1, Index: -1}
+		} else if opts.Strings.Has(i) {
+			r.Flags |= flagString
+		}
+		s.raw.Args[i] = r
+	}
+	return s, errs
+}
+
+func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) {
+	r := usdtArg{Base: -1, Index: -1}
+	if a.Err != nil {
+		return r, a.Err
+	}
+	if a.Machine != nativeMachine {
+		return r, fmt.Errorf("%v operand on a %v kernel", a.Machine, nativeMachine)
+	}
+	if a.Size > 8 {
+		return r, fmt.Errorf("%d-byte values not supported", a.Size)
+	}
+	size := a.Size
+	if a.Signed {
+		r.Flags |= flagSigned
+	}
+	if a.Float {
+		r.Flags |= flagFloat
+	}
+	switch a.Kind {
+	case argspec.Const:
+		if size == 0 {
+			size = 8
+		}
+		r.Kind = argConst
+		r.Val = extend(uint64(a.Offset), size, a.Signed)
+	case argspec.Register:
+		off, err := regOffset(a.Base)
+		if err != nil {
+			return r, err
+		}
+		if size == 0 || size > a.Base.Size {
+			size = a.Base.Size
+		}
+		r.Kind, r.Base, r.Shift = argReg, off, uint8(a.Base.Shift)
+	case argspec.Memory:
+		r.Kind, r.Val = argMem, uint64(a.Offset)
+		if a.Base.Name == "rip" {
+			// The IP seen by the program is that of the probe site.
+			r.Val += pc + x86NopLen
+			r.Flags |= flagBias
+			break
+		}
+		off, err := regOffset(a.Base)
+		if err != nil {
+			return r, err
+		}
+		r.Base = off
+	case argspec.SIB:
+		r.Kind, r.Val = argMem, uint64(a.Offset)
+		if a.Base.Name != "" {
+			off, err := regOffset(a.Base)
+			if err != nil {
+				return r, err
+			}
+			r.Base = off
+		}
+		off, err := regOffset(a.Index)
+		if err != nil {
+			return r, err
+		}
+		r.Index, r.Scale = off, uint8(a.Scale)
+	case argspec.Symbol:
+		addr, ok := syms[a.Symbol]
+		if !ok {
+			return r, fmt.Errorf("no unique symbol %q", a.Symbol)
+		}
+		r.Kind, r.Val = argMem, addr+uint64(a.Offset)
+		r.Flags |= flagBias
+	case argspec.FloatRegister:
+		return r, fmt.Errorf("floating-point register %%%s not readable", a.Base.Name)
+	default:
+		return r, fmt.Errorf("argument kind %v not supported", a.Kind)
+	}
+	if size == 0 {
+		size = 8
+	}
+	r.Size = uint8(size)
+	return r, nil
+}
+
+var errNoReg = errors.New("register not in pt_regs")
+
+func regOffset(reg argspec.Reg) (int16, error) {
+	if reg.Offset < 0 || reg.Offset > 1<<12 {
+		return -1, fmt.Errorf("%%%s: %w", reg.Name, errNoReg)
+	}
+	return int16(reg.Offset), nil
+}
+
+// extend keeps the low size bytes of v, sign-extended when signed.
+func extend(v uint64, size int, signed bool) uint64 {
+	if size <= 0 || size >= 8 {
+		return v
+	}
+	bits := 64 - 8*uint(size)
+	if signed {
+		return uint64(int64(v<<bits) >> bits)
+	}
+	return v << bits >> bits
+}

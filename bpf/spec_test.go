@@ -1,0 +1,114 @@
+package bpf
+
+import (
+	"debug/elf"
+	"errors"
+	"testing"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
+)
+
+// x86 pt_regs offsets, as argspec gives them.
+const (
+	offRAX = 80
+	offRBX = 40
+	offRCX = 88
+	offRDX = 96
+	offR13 = 16
+)
+
+func setNative(t *testing.T, m elf.Machine) {
+	old := nativeMachine
+	nativeMachine = m
+	t.Cleanup(func() { nativeMachine = old })
+}
+
+func TestNewSpec(t *testing.T) {
+	setNative(t, elf.EM_X86_64)
+	const pc = 0x401000
+	syms := map[string]uint64{"g": 0x404010}
+	for _, tt := range []struct {
+		arg  string
+		want usdtArg
+	}{
+		{"-4@%ebx", usdtArg{Kind: argReg, Base: offRBX, Index: -1, Size: 4, Flags: flagSigned}},
+		{"8@%rax", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 8}},
+		{"1@%ah", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 1, Shift: 8}},
+		{"8@%eax", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 4}},
+		{"%dx", usdtArg{Kind: argReg, Base: offRDX, Index: -1, Size: 2}},
+		{"8@0(%r13)", usdtArg{Kind: argMem, Base: offR13, Index: -1, Size: 8}},
+		{"-2@-16(%rbx)", usdtArg{Kind: argMem, Val: u64(-16), Base: offRBX, Index: -1, Size: 2, Flags: flagSigned}},
+		{"(%rbx)", usdtArg{Kind: argMem, Base: offRBX, Index: -1, Size: 8}},
+		{"8@8(%rbx,%rcx,4)", usdtArg{Kind: argMem, Val: 8, Base: offRBX, Index: offRCX, Scale: 4, Size: 8}},
+		{"4@(,%rcx,8)", usdtArg{Kind: argMem, Base: -1, Index: offRCX, Scale: 8, Size: 4}},
+		{"8@g(%rip)", usdtArg{Kind: argMem, Val: 0x404010, Base: -1, Index: -1, Size: 8, Flags: flagBias}},
+		{"-8@g+8(%rip)", usdtArg{Kind: argMem, Val: 0x404018, Base: -1, Index: -1, Size: 8, Flags: flagSigned | flagBias}},
+		{"8@16(%rip)", usdtArg{Kind: argMem, Val: pc + 1 + 16, Base: -1, Index: -1, Size: 8, Flags: flagBias}},
+		{"-4@$-1", usdtArg{Kind: argConst, Val: u64(-1), Base: -1, Index: -1, Size: 4, Flags: flagSigned}},
+		{"4@$-1", usdtArg{Kind: argConst, Val: 0xffffffff, Base: -1, Index: -1, Size: 4}},
+		{"$42", usdtArg{Kind: argConst, Val: 42, Base: -1, Index: -1, Size: 8}},
+		{"8f@-8(%rbx)", usdtArg{Kind: argMem, Val: u64(-8), Base: offRBX, Index: -1, Size: 8, Flags: flagFloat}},
+	} {
+		args := argspec.ParseArgs(tt.arg, elf.EM_X86_64)
+		s, errs := NewSpec(7, pc, args, &SpecOptions{Symbols: syms})
+		if errs != nil {
+			t.Errorf("NewSpec(%q) errors: %v", tt.arg, errs)
+			continue
+		}
+		if s.ProbeID() != 7 || s.NumArgs() != 1 || s.raw.Pc != pc {
+			t.Errorf("NewSpec(%q) = probe %d, %d args, pc %#x, want 7, 1, %#x", tt.arg, s.ProbeID(), s.NumArgs(), s.raw.Pc, pc)
+		}
+		if got := s.raw.Args[0]; got != tt.want {
+			t.Errorf("NewSpec(%q) = %+v, want %+v", tt.arg, got, tt.want)
+		}
+	}
+}
+
+func TestNewSpecErrors(t *testing.T) {
+	setNative(t, elf.EM_X86_64)
+	none := usdtArg{Kind: argNone, Base: -1, Index: -1}
+	for _, tt := range []struct {
+		args string
+		m    elf.Machine
+		bad  []int // indexes of the arguments that fail
+	}{
+		{"8@%xmm0 -4@%ebx", elf.EM_X86_64, []int{0}},        // float register
+		{"-4@%ebx 8@nosuch(%rip)", elf.EM_X86_64, []int{1}}, // unknown symbol
+		{"8@%foo -4@%ebx 16@%rax", elf.EM_X86_64, []int{0, 2}},
+		{"4@%eax", elf.EM_386, []int{0}}, // foreign pt_regs
+		{"1 2 3 4 5 6 7 8 9 10 11 12 13", elf.EM_AARCH64, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+	} {
+		args := argspec.ParseArgs(tt.args, tt.m)
+		s, errs := NewSpec(0, 0, args, nil)
+		if len(errs) != len(tt.bad) {
+			t.Errorf("NewSpec(%q) = %d errors %v, want %d", tt.args, len(errs), errs, len(tt.bad))
+			continue
+		}
+		for j, i := range tt.bad {
+			var ae *ArgError
+			if !errors.As(errs[j], &ae) || ae.Index != i || ae.Arg != args[i].Raw {
+				t.Errorf("NewSpec(%q) error %d = %v, want an *ArgError for argument %d", tt.args, j, errs[j], i)
+			}
+			if i < MaxArgs && s.raw.Args[i] != none {
+				t.Errorf("NewSpec(%q) argument %d = %+v, want %+v", tt.args, i, s.raw.Args[i], none)
+			}
+		}
+		if want := min(len(args), MaxArgs); s.NumArgs() != want {
+			t.Errorf("NewSpec(%q).NumArgs() = %d, want %d", tt.args, s.NumArgs(), want)
+		}
+	}
+}
+
+func TestNewSpecStrings(t *testing.T) {
+	setNative(t, elf.EM_X86_64)
+	args := argspec.ParseArgs("-4@%ebx 8@0(%r13) 8@%rax", elf.EM_X86_64)
+	s, errs := NewSpec(0, 0, args, &SpecOptions{Strings: 1<<1 | 1<<2})
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	for i, want := range []bool{false, true, true} {
+		if got := s.raw.Args[i].Flags&flagString != 0; got != want {
+			t.Errorf("argument %d string = %v, want %v", i, got, want)
+		}
+	}
+}

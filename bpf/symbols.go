@@ -1,0 +1,39 @@
+package bpf
+
+import (
+	"debug/elf"
+	"errors"
+)
+
+// Symbols returns the link-time addresses of the symbols defined in the
+// ELF file f, from .symtab and .dynsym, for SpecOptions.Symbols. A name
+// defined at more than one address (static variables of the same name in
+// different files) is left out: an argument naming it cannot be resolved.
+func Symbols(f *elf.File) (map[string]uint64, error) {
+	m := make(map[string]uint64)
+	dup := make(map[string]bool)
+	var errs []error
+	for _, read := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		syms, err := read()
+		if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+			errs = append(errs, err)
+		}
+		for _, s := range syms {
+			switch elf.ST_TYPE(s.Info) {
+			case elf.STT_SECTION, elf.STT_FILE, elf.STT_TLS:
+				continue
+			}
+			if s.Name == "" || s.Section == elf.SHN_UNDEF {
+				continue
+			}
+			if a, ok := m[s.Name]; ok && a != s.Value {
+				dup[s.Name] = true
+			}
+			m[s.Name] = s.Value
+		}
+	}
+	for name := range dup {
+		delete(m, name)
+	}
+	return m, errors.Join(errs...)
+}

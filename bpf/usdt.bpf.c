@@ -1,0 +1,356 @@
+//go:build ignore
+
+// SPDX-License-Identifier: (MIT OR GPL-2.0-only)
+/*
+ * Generic USDT probe handler: one program serves every probe site. The BPF
+ * cookie of each attachment is the id of a site spec in the sites map, which
+ * says how to fetch the site's arguments from the registers and memory of
+ * the traced thread. Events go to user space through a ring buffer.
+ *
+ * The file is self-contained (no vmlinux.h, no libbpf headers): ctx is
+ * treated as raw bytes and registers are read at the offsets in the spec,
+ * so only clang is needed to rebuild it (go generate ./bpf/).
+ */
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef short __s16;
+typedef long long __s64;
+
+#define SEC(name) __attribute__((section(name), used))
+#define __uint(name, val) int (*name)[val]
+#define __type(name, val) typeof(val) *name
+#define __always_inline inline __attribute__((always_inline))
+
+enum {
+	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_RINGBUF = 27,
+};
+
+enum {
+	BPF_RB_NO_WAKEUP = 1,
+	BPF_RB_FORCE_WAKEUP = 2,
+	BPF_RB_AVAIL_DATA = 0,
+};
+
+static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
+static __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
+static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
+static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
+static long (*bpf_probe_read_user)(void *dst, __u32 size, const void *src) = (void *)112;
+static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
+static long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) = (void *)114;
+static __u64 (*bpf_ktime_get_boot_ns)(void) = (void *)125;
+static long (*bpf_ringbuf_output)(void *rb, void *data, __u64 size, __u64 flags) = (void *)130;
+static __u64 (*bpf_ringbuf_query)(void *rb, __u64 flags) = (void *)134;
+static __u64 (*bpf_get_attach_cookie)(void *ctx) = (void *)174;
+
+/* Offset of the instruction pointer in the BPF-visible pt_regs. */
+#if defined(__TARGET_ARCH_x86)
+#define IP_OFF 128 /* struct pt_regs: ip follows 16 longs */
+#elif defined(__TARGET_ARCH_arm64)
+#define IP_OFF 256 /* struct user_pt_regs: regs[31], sp, pc */
+#else
+#error "unsupported architecture: build with -target amd64 or arm64"
+#endif
+
+#define MAX_ARGS 12
+#define MAX_STR 256 /* space of a string: up to MAX_STR-2 bytes, NUL, and one to detect a cut */
+#define STR_SPACE (MAX_ARGS * MAX_STR)
+#define SLOTS 4 /* scratch events per CPU, see get_slot */
+
+enum arg_kind {
+	ARG_NONE = 0, /* not decoded: the event marks it as not read */
+	ARG_CONST = 1, /* val */
+	ARG_REG = 2, /* register base, shifted right by shift */
+	ARG_MEM = 3, /* memory at base + index*scale + val; base, index optional */
+};
+
+enum arg_flags {
+	ARG_SIGNED = 1, /* sign-extend from size bytes */
+	ARG_BIAS = 2, /* val is a link-time address: add the load bias */
+	ARG_STRING = 4, /* the value points to a NUL-terminated string */
+	ARG_FLOAT = 8, /* for user space: the bits are a float or double */
+};
+
+struct arg {
+	__u64 val; /* constant, displacement or link-time address */
+	__s16 base; /* ctx offset of the base register, -1 if none */
+	__s16 index; /* ctx offset of the index register, -1 if none */
+	__u8 kind; /* enum arg_kind */
+	__u8 size; /* bytes kept: 1, 2, 4 or 8 */
+	__u8 flags; /* enum arg_flags */
+	__u8 shift; /* right shift of the register (8 for %ah) */
+	__u8 scale; /* multiplier of index */
+	__u8 pad[7];
+};
+
+struct spec {
+	__u64 pc; /* link-time address of the probe site */
+	__u32 probe_id; /* index into the user-space probe table */
+	__u16 nargs;
+	__u16 pad;
+	struct arg args[MAX_ARGS];
+};
+
+struct event {
+	__u64 time; /* bpf_ktime_get_boot_ns */
+	__u32 pid; /* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u32 spec_id;
+	__u32 probe_id;
+	__u16 nargs;
+	__u16 failed; /* bit i: argument i was not read */
+	__u16 strs; /* bit i: argument i has a string in data */
+	__u16 trunc; /* bit i: that string was cut at str_max bytes */
+	__u32 pad;
+	char comm[16];
+	__u64 args[MAX_ARGS];
+	char data[STR_SPACE]; /* strings in argument order, NUL-terminated */
+};
+
+enum counter {
+	LOST_RING, /* the ring buffer was full */
+	LOST_BUSY, /* every scratch slot of the CPU was in use */
+	LOST_SPEC, /* the cookie named no spec */
+	NCOUNTERS,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4096); /* set by the loader */
+	__type(key, __u32);
+	__type(value, struct spec);
+} sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20); /* set by the loader */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NCOUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLOTS);
+	__type(key, __u32);
+	__type(value, struct event);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} busy SEC(".maps");
+
+/* Set by the loader before the object is loaded. */
+volatile const __u32 str_max = 64; /* bytes kept of a string, NUL excluded */
+/*
+ * Events are submitted without waking the reader, which polls on a timer,
+ * until this much data is waiting; 0 leaves it to the kernel, which wakes
+ * the reader whenever it has caught up.
+ */
+volatile const __u64 wakeup_bytes = 1 << 18;
+
+static __always_inline void count(__u32 c)
+{
+	__u64 *n = bpf_map_lookup_elem(&counters, &c);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline __u64 reg(void *ctx, __s16 off)
+{
+	__u64 v = 0;
+
+	if (off >= 0)
+		bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
+	return v;
+}
+
+static __always_inline __u64 extend(__u64 v, __u8 size, int sign)
+{
+	int bits;
+
+	if (size == 0 || size >= 8)
+		return v;
+	bits = 64 - size * 8;
+	if (sign)
+		return (__u64)((__s64)(v << bits) >> bits);
+	return (v << bits) >> bits;
+}
+
+/* read_arg stores the value of a in *v and reports whether it could. */
+static __always_inline int read_arg(void *ctx, struct arg *a, __u64 bias, __u64 *v)
+{
+	__u64 addr;
+	__u32 size;
+
+	switch (a->kind) {
+	case ARG_CONST:
+		*v = a->val + (a->flags & ARG_BIAS ? bias : 0);
+		return 1;
+	case ARG_REG:
+		if (a->base < 0)
+			return 0;
+		*v = extend(reg(ctx, a->base) >> (a->shift & 63), a->size, a->flags & ARG_SIGNED);
+		return 1;
+	case ARG_MEM:
+		addr = a->val + (a->flags & ARG_BIAS ? bias : 0);
+		if (a->base >= 0)
+			addr += reg(ctx, a->base);
+		if (a->index >= 0)
+			addr += reg(ctx, a->index) * a->scale;
+		size = a->size;
+		if (size == 0 || size > 8)
+			size = 8;
+		*v = 0;
+		if (bpf_probe_read_user(v, size, (void *)addr))
+			return 0;
+		*v = extend(*v, size, a->flags & ARG_SIGNED);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * get_slot claims one of the CPU's scratch events. A uprobe program can be
+ * preempted by another thread hitting a probe on the same CPU, so a single
+ * per-CPU buffer could be overwritten under our feet; the slots are claimed
+ * with an atomic bit mask instead.
+ */
+static __always_inline int get_slot(__u64 *mask)
+{
+	for (int i = 0; i < SLOTS; i++) {
+		__u64 bit = 1ULL << i;
+
+		if (!(__sync_fetch_and_or(mask, bit) & bit))
+			return i;
+	}
+	return -1;
+}
+
+static __always_inline int handle(void *ctx)
+{
+	__u32 zero = 0, id, pos = 0, n;
+	__u64 *mask, bias, pid_tgid, flags = BPF_RB_NO_WAKEUP, size;
+	struct spec *s;
+	struct event *e;
+	int slot;
+
+	id = bpf_get_attach_cookie(ctx);
+	s = bpf_map_lookup_elem(&sites, &id);
+	if (!s) {
+		count(LOST_SPEC);
+		return 0;
+	}
+	mask = bpf_map_lookup_elem(&busy, &zero);
+	if (!mask)
+		return 0;
+	slot = get_slot(mask);
+	if (slot < 0) {
+		count(LOST_BUSY);
+		return 0;
+	}
+	n = slot;
+	e = bpf_map_lookup_elem(&scratch, &n);
+	if (!e)
+		goto out;
+
+	pid_tgid = bpf_get_current_pid_tgid();
+	e->time = bpf_ktime_get_boot_ns();
+	e->pid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->spec_id = id;
+	e->probe_id = s->probe_id;
+	e->nargs = s->nargs;
+	e->failed = 0;
+	e->strs = 0;
+	e->trunc = 0;
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+
+	/*
+	 * The uprobe handler sees the instruction pointer at the probe
+	 * address itself (the kernel rewinds it past the breakpoint before
+	 * running handlers), so the load bias of the mapping is exact.
+	 */
+	bias = reg(ctx, IP_OFF) - s->pc;
+
+	for (int i = 0; i < MAX_ARGS; i++) {
+		struct arg *a = &s->args[i];
+		__u32 cap = str_max;
+		long len;
+		__u64 v;
+
+		e->args[i] = 0;
+		if (i >= s->nargs)
+			continue;
+		if (!read_arg(ctx, a, bias, &v)) {
+			e->failed |= 1 << i;
+			continue;
+		}
+		e->args[i] = v;
+		if (!(a->flags & ARG_STRING))
+			continue;
+		if (cap > MAX_STR - 2)
+			cap = MAX_STR - 2;
+		if (pos > STR_SPACE - MAX_STR)
+			break;
+		/* Read one byte more than kept to tell a cut string. */
+		len = bpf_probe_read_user_str(&e->data[pos], cap + 2, (void *)v);
+		if (len <= 0 || len > MAX_STR) {
+			e->failed |= 1 << i;
+			continue;
+		}
+		if (len > cap + 1) {
+			len = cap + 1;
+			if (pos + cap < STR_SPACE)
+				e->data[pos + cap] = 0;
+			e->trunc |= 1 << i;
+		}
+		e->strs |= 1 << i;
+		pos += len;
+	}
+
+	size = __builtin_offsetof(struct event, data) + pos;
+	if (size > sizeof(*e))
+		goto out;
+	if (wakeup_bytes == 0)
+		flags = 0;
+	else if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + size >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, e, size, flags))
+		count(LOST_RING);
+out:
+	__sync_fetch_and_and(mask, ~(1ULL << slot));
+	return 0;
+}
+
+/* For uprobe_multi links, one link for all sites of a binary. */
+SEC("uprobe.multi")
+int usdt_multi(void *ctx)
+{
+	return handle(ctx);
+}
+
+/* For one perf-event uprobe per site, where uprobe_multi is missing. */
+SEC("uprobe")
+int usdt_single(void *ctx)
+{
+	return handle(ctx);
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
