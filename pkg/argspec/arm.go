@@ -1,14 +1,14 @@
 package argspec
 
+import "sync"
+
 import "strconv"
 
 // 32-bit Arm operands look like "r0", "fp", "[r3, #4]" or "#1". sys/sdt.h
 // uses the "g" constraint there, so gcc picks core registers, memory or
 // immediates, never VFP registers.
 
-var (
-	armRegs = armTable()
-)
+var armRegs = sync.OnceValue(armTable)
 
 // armTable returns the core registers at their offsets in struct pt_regs
 // (uregs[18]), under both their numbers and their special names.
@@ -31,13 +31,13 @@ func armTable() regTable {
 func parseARM(a *Arg, op string) error {
 	switch c := op[0]; {
 	case c == '[':
-		return parseBracket(a, op, armRegs, armAddr)
+		return parseBracket(a, op, armRegs(), armAddr)
 	case c == '#':
 		return setConst(a, op[1:])
 	case isNumStart(c):
 		return setConst(a, op)
 	}
-	return setReg(a, armRegs, nil, op, op)
+	return setReg(a, armRegs(), nil, op, op)
 }
 
 // armAddr refuses pc as an index, which the architecture does not allow.

@@ -1,13 +1,16 @@
 package argspec
 
+import "sync"
+
 import "strconv"
 
 // aarch64 operands look like "x0", "w3", "[sp, 12]", "[x1, x2]" or a bare
 // constant "42", as gcc prints them.
 
-var (
-	arm64Regs, arm64Float = arm64Tables()
-)
+var arm64Tabs = sync.OnceValues(arm64Tables)
+
+func arm64Regs() regTable  { gp, _ := arm64Tabs(); return gp }
+func arm64Float() regTable { _, fp := arm64Tabs(); return fp }
 
 // arm64Tables returns the general-purpose registers, at their offsets in
 // struct user_pt_regs (regs[31], sp, pc, pstate), and the SIMD&FP
@@ -38,13 +41,13 @@ func arm64Tables() (gp, fp regTable) {
 func parseARM64(a *Arg, op string) error {
 	switch c := op[0]; {
 	case c == '[':
-		return parseBracket(a, op, arm64Regs, arm64Addr)
+		return parseBracket(a, op, arm64Regs(), arm64Addr)
 	case c == '#':
 		return setConst(a, op[1:])
 	case isNumStart(c):
 		return setConst(a, op)
 	}
-	return setReg(a, arm64Regs, arm64Float, op, op)
+	return setReg(a, arm64Regs(), arm64Float(), op, op)
 }
 
 // arm64Addr allows a 64-bit base, and a 64-bit index other than sp: an

@@ -20,8 +20,8 @@ func TestRegistersARM64(t *testing.T) {
 		{"wsp", Reg{"wsp", "sp", 248, 4, 0}},
 		{"xzr", Reg{"xzr", "xzr", -1, 8, 0}},
 	} {
-		if got, ok := arm64Regs[tt.name]; !ok || got != tt.want {
-			t.Errorf("arm64Regs[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := arm64Regs()[tt.name]; !ok || got != tt.want {
+			t.Errorf("arm64Regs()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 	for _, tt := range []struct {
@@ -35,14 +35,14 @@ func TestRegistersARM64(t *testing.T) {
 		{"h4", Reg{"h4", "v4", -1, 2, 0}},
 		{"b5", Reg{"b5", "v5", -1, 1, 0}},
 	} {
-		if got, ok := arm64Float[tt.name]; !ok || got != tt.want {
-			t.Errorf("arm64Float[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := arm64Float()[tt.name]; !ok || got != tt.want {
+			t.Errorf("arm64Float()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 }
 
 func TestParseARM64(t *testing.T) {
-	r := func(name string) Reg { return arm64Regs[name] }
+	r := func(name string) Reg { return arm64Regs()[name] }
 	testParse(t, elf.EM_AARCH64, []parseTest{
 		// From gcc-built aarch64 binaries (libbpf and bpftrace test these too).
 		{"-4@[sp, 12]", Arg{Size: 4, Signed: true, Kind: Memory, Base: r("sp"), Offset: 12}, ""},
@@ -77,10 +77,10 @@ func TestParseARM64(t *testing.T) {
 		{"8@18446744073709551615", Arg{Size: 8, Kind: Const, Offset: -1}, "8@-1"},
 		{"8@-9223372036854775808", Arg{Size: 8, Kind: Const, Offset: -1 << 63}, ""},
 
-		{"8f@d0", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: arm64Float["d0"]}, ""},
-		{"4f@s1", Arg{Size: 4, Float: true, Kind: FloatRegister, Base: arm64Float["s1"]}, ""},
-		{"16f@q2", Arg{Size: 16, Float: true, Kind: FloatRegister, Base: arm64Float["q2"]}, ""},
-		{"16@v31", Arg{Size: 16, Kind: FloatRegister, Base: arm64Float["v31"]}, ""},
+		{"8f@d0", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: arm64Float()["d0"]}, ""},
+		{"4f@s1", Arg{Size: 4, Float: true, Kind: FloatRegister, Base: arm64Float()["s1"]}, ""},
+		{"16f@q2", Arg{Size: 16, Float: true, Kind: FloatRegister, Base: arm64Float()["q2"]}, ""},
+		{"16@v31", Arg{Size: 16, Kind: FloatRegister, Base: arm64Float()["v31"]}, ""},
 	})
 	testErrors(t, elf.EM_AARCH64, []errorTest{
 		{"8@x31", `unknown register "x31"`},

@@ -20,14 +20,14 @@ func TestRegistersARM(t *testing.T) {
 		{"lr", Reg{"lr", "r14", 56, 4, 0}},
 		{"pc", Reg{"pc", "r15", 60, 4, 0}},
 	} {
-		if got, ok := armRegs[tt.name]; !ok || got != tt.want {
-			t.Errorf("armRegs[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := armRegs()[tt.name]; !ok || got != tt.want {
+			t.Errorf("armRegs()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 }
 
 func TestParseARM(t *testing.T) {
-	r := func(name string) Reg { return armRegs[name] }
+	r := func(name string) Reg { return armRegs()[name] }
 	testParse(t, elf.EM_ARM, []parseTest{
 		{"-4@[fp, #-8]", Arg{Size: 4, Signed: true, Kind: Memory, Base: r("fp"), Offset: -8}, ""},
 		{"4@r0", Arg{Size: 4, Kind: Register, Base: r("r0")}, ""},

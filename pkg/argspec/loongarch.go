@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // LoongArch operands look like "$r4", "$a0" or a bare constant. gcc
@@ -11,9 +12,10 @@ import (
 // indexed), the order the load and store instructions take it in; the
 // "8($r3)" form is accepted as well.
 
-var (
-	loongRegs, loongFloat = loongTables()
-)
+var loongTabs = sync.OnceValues(loongTables)
+
+func loongRegs() regTable  { gp, _ := loongTabs(); return gp }
+func loongFloat() regTable { _, fp := loongTabs(); return fp }
 
 // loongTables returns the general registers, under both their $rN and ABI
 // names, with $rN as Base, at their offsets in struct user_pt_regs
@@ -54,7 +56,7 @@ func loongTables() (gp, fp regTable) {
 
 func loongReg(s string) (Reg, error) {
 	if s != "" && s[0] == '$' {
-		if r, ok := loongRegs.lookup(s[1:]); ok {
+		if r, ok := loongRegs().lookup(s[1:]); ok {
 			return r, nil
 		}
 	}
@@ -89,7 +91,7 @@ func parseLoong(a *Arg, op string) error {
 		return nil
 	}
 	if op[0] == '$' {
-		return setReg(a, loongRegs, loongFloat, op[1:], op)
+		return setReg(a, loongRegs(), loongFloat(), op[1:], op)
 	}
 	return setConst(a, op)
 }

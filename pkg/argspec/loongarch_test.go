@@ -26,8 +26,8 @@ func TestRegistersLoong(t *testing.T) {
 		{"s8", Reg{"s8", "r31", 248, 8, 0}},
 		{"r31", Reg{"r31", "r31", 248, 8, 0}},
 	} {
-		if got, ok := loongRegs[tt.name]; !ok || got != tt.want {
-			t.Errorf("loongRegs[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := loongRegs()[tt.name]; !ok || got != tt.want {
+			t.Errorf("loongRegs()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 	for _, tt := range []struct {
@@ -40,14 +40,14 @@ func TestRegistersLoong(t *testing.T) {
 		{"ft15", Reg{"ft15", "f23", -1, 8, 0}},
 		{"fs7", Reg{"fs7", "f31", -1, 8, 0}},
 	} {
-		if got, ok := loongFloat[tt.name]; !ok || got != tt.want {
-			t.Errorf("loongFloat[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := loongFloat()[tt.name]; !ok || got != tt.want {
+			t.Errorf("loongFloat()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 }
 
 func TestParseLoong(t *testing.T) {
-	r := func(name string) Reg { return loongRegs[name] }
+	r := func(name string) Reg { return loongRegs()[name] }
 	testParse(t, elf.EM_LOONGARCH, []parseTest{
 		{"-4@$r22,-20", Arg{Size: 4, Signed: true, Kind: Memory, Base: r("r22"), Offset: -20}, ""},
 		{"8@$r4", Arg{Size: 8, Kind: Register, Base: r("r4")}, ""},
@@ -63,8 +63,8 @@ func TestParseLoong(t *testing.T) {
 		{"8@$r0,100", Arg{Size: 8, Kind: Memory, Base: r("r0"), Offset: 100}, ""},
 		{"-4@-1", Arg{Size: 4, Signed: true, Kind: Const, Offset: -1}, ""},
 		{"8@42", Arg{Size: 8, Kind: Const, Offset: 42}, ""},
-		{"8f@$f0", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: loongFloat["f0"]}, ""},
-		{"8f@$fa1", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: loongFloat["fa1"]}, ""},
+		{"8f@$f0", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: loongFloat()["f0"]}, ""},
+		{"8f@$fa1", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: loongFloat()["fa1"]}, ""},
 	})
 	testErrors(t, elf.EM_LOONGARCH, []errorTest{
 		{"8@$r32", `unknown register "$r32"`},

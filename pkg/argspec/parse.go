@@ -14,9 +14,9 @@ import (
 func parseOperand(a *Arg, op string) error {
 	switch a.Machine {
 	case elf.EM_X86_64:
-		return parseX86(a, op, amd64Regs, amd64Float)
+		return parseX86(a, op, amd64Regs(), amd64Float())
 	case elf.EM_386:
-		return parseX86(a, op, i386Regs, i386Float)
+		return parseX86(a, op, i386Regs(), i386Float())
 	case elf.EM_AARCH64:
 		return parseARM64(a, op)
 	case elf.EM_ARM:
@@ -26,9 +26,9 @@ func parseOperand(a *Arg, op string) error {
 	case elf.EM_S390:
 		return parseS390(a, op)
 	case elf.EM_PPC64:
-		return parsePPC(a, op, ppc64Regs)
+		return parsePPC(a, op, ppc64Regs())
 	case elf.EM_PPC:
-		return parsePPC(a, op, ppcRegs)
+		return parsePPC(a, op, ppcRegs())
 	case elf.EM_LOONGARCH:
 		return parseLoong(a, op)
 	}

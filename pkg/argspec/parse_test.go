@@ -92,7 +92,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestPrefix(t *testing.T) {
-	rax := amd64Regs["rax"]
+	rax := amd64Regs()["rax"]
 	testParse(t, elf.EM_X86_64, []parseTest{
 		{"%rax", Arg{Kind: Register, Base: rax}, ""},
 		{"1@%rax", Arg{Size: 1, Kind: Register, Base: rax}, ""},

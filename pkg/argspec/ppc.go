@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Power operands come from the template "%I[id]%[id]" in sys/sdt.h: gcc
@@ -17,8 +18,8 @@ import (
 // also write as bare numbers.
 
 var (
-	ppc64Regs = ppcTable(8)
-	ppcRegs   = ppcTable(4)
+	ppc64Regs = sync.OnceValue(func() *[32]Reg { return ppcTable(8) })
+	ppcRegs   = sync.OnceValue(func() *[32]Reg { return ppcTable(4) })
 )
 
 // ppcTable returns r0..r31 at their offsets in struct pt_regs (gpr[32]

@@ -11,11 +11,11 @@ func TestRegistersPPC(t *testing.T) {
 		n    int
 		want Reg
 	}{
-		{ppc64Regs, 0, Reg{"r0", "r0", 0, 8, 0}},
-		{ppc64Regs, 3, Reg{"r3", "r3", 24, 8, 0}},
-		{ppc64Regs, 31, Reg{"r31", "r31", 248, 8, 0}},
-		{ppcRegs, 3, Reg{"r3", "r3", 12, 4, 0}},
-		{ppcRegs, 31, Reg{"r31", "r31", 124, 4, 0}},
+		{ppc64Regs(), 0, Reg{"r0", "r0", 0, 8, 0}},
+		{ppc64Regs(), 3, Reg{"r3", "r3", 24, 8, 0}},
+		{ppc64Regs(), 31, Reg{"r31", "r31", 248, 8, 0}},
+		{ppcRegs(), 3, Reg{"r3", "r3", 12, 4, 0}},
+		{ppcRegs(), 31, Reg{"r31", "r31", 124, 4, 0}},
 	} {
 		if got := tt.t[tt.n]; got != tt.want {
 			t.Errorf("r%d = %+v, want %+v", tt.n, got, tt.want)
@@ -24,7 +24,7 @@ func TestRegistersPPC(t *testing.T) {
 }
 
 func TestParsePPC64(t *testing.T) {
-	r := func(n int) Reg { return ppc64Regs[n] }
+	r := func(n int) Reg { return ppc64Regs()[n] }
 	testParse(t, elf.EM_PPC64, []parseTest{
 		{"8@3", Arg{Size: 8, Kind: Register, Base: r(3)}, ""},
 		{"-4@9", Arg{Size: 4, Signed: true, Kind: Register, Base: r(9)}, ""},
@@ -62,7 +62,7 @@ func TestParsePPC64(t *testing.T) {
 }
 
 func TestParsePPC(t *testing.T) {
-	r := func(n int) Reg { return ppcRegs[n] }
+	r := func(n int) Reg { return ppcRegs()[n] }
 	testParse(t, elf.EM_PPC, []parseTest{
 		{"4@3", Arg{Size: 4, Kind: Register, Base: r(3)}, ""},
 		{"-4@8(31)", Arg{Size: 4, Signed: true, Kind: Memory, Base: r(31), Offset: 8}, ""},

@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // RISC-V operands look like "a0", "-8(s0)" or a bare constant, as gcc
 // prints them. EM_RISCV covers RV32 too; registers are taken as 64-bit.
 
-var (
-	riscvRegs, riscvFloat = riscvTables()
-)
+var riscvTabs = sync.OnceValues(riscvTables)
+
+func riscvRegs() regTable  { gp, _ := riscvTabs(); return gp }
+func riscvFloat() regTable { _, fp := riscvTabs(); return fp }
 
 // riscvABI names x0..x31 and f0..f31 as the psABI does.
 var riscvABI = [32]string{
@@ -60,7 +62,7 @@ func riscvFloatABI(n int) string {
 func parseRISCV(a *Arg, op string) error {
 	if open := strings.IndexByte(op, '('); open >= 0 {
 		return parseOffReg(a, op, open, func(s string) (Reg, error) {
-			if r, ok := riscvRegs.lookup(s); ok {
+			if r, ok := riscvRegs().lookup(s); ok {
 				return r, nil
 			}
 			return Reg{}, unknownReg(s)
@@ -69,7 +71,7 @@ func parseRISCV(a *Arg, op string) error {
 	if isNumStart(op[0]) {
 		return setConst(a, op)
 	}
-	return setReg(a, riscvRegs, riscvFloat, op, op)
+	return setReg(a, riscvRegs(), riscvFloat(), op, op)
 }
 
 // parseOffReg decodes "off(reg)" or "(reg)", the '(' being at open.

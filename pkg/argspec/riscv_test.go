@@ -31,8 +31,8 @@ func TestRegistersRISCV(t *testing.T) {
 		{"x10", Reg{"x10", "a0", 80, 8, 0}},
 		{"x31", Reg{"x31", "t6", 248, 8, 0}},
 	} {
-		if got, ok := riscvRegs[tt.name]; !ok || got != tt.want {
-			t.Errorf("riscvRegs[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := riscvRegs()[tt.name]; !ok || got != tt.want {
+			t.Errorf("riscvRegs()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 	for _, tt := range []struct {
@@ -47,14 +47,14 @@ func TestRegistersRISCV(t *testing.T) {
 		{"fs11", Reg{"fs11", "fs11", -1, 8, 0}},
 		{"f31", Reg{"f31", "ft11", -1, 8, 0}},
 	} {
-		if got, ok := riscvFloat[tt.name]; !ok || got != tt.want {
-			t.Errorf("riscvFloat[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := riscvFloat()[tt.name]; !ok || got != tt.want {
+			t.Errorf("riscvFloat()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 }
 
 func TestParseRISCV(t *testing.T) {
-	r := func(name string) Reg { return riscvRegs[name] }
+	r := func(name string) Reg { return riscvRegs()[name] }
 	testParse(t, elf.EM_RISCV, []parseTest{
 		{"-4@-20(s0)", Arg{Size: 4, Signed: true, Kind: Memory, Base: r("s0"), Offset: -20}, ""},
 		{"8@a0", Arg{Size: 8, Kind: Register, Base: r("a0")}, ""},
@@ -74,8 +74,8 @@ func TestParseRISCV(t *testing.T) {
 		{"8@t6", Arg{Size: 8, Kind: Register, Base: r("t6")}, ""},
 		{"8@s11", Arg{Size: 8, Kind: Register, Base: r("s11")}, ""},
 		{"8@-1", Arg{Size: 8, Kind: Const, Offset: -1}, ""},
-		{"8f@fa0", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: riscvFloat["fa0"]}, ""},
-		{"4f@f10", Arg{Size: 4, Float: true, Kind: FloatRegister, Base: riscvFloat["f10"]}, ""},
+		{"8f@fa0", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: riscvFloat()["fa0"]}, ""},
+		{"4f@f10", Arg{Size: 4, Float: true, Kind: FloatRegister, Base: riscvFloat()["f10"]}, ""},
 	})
 	testErrors(t, elf.EM_RISCV, []errorTest{
 		{"8@a8", `unknown register "a8"`},

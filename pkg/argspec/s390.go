@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // s390x operands look like "%r2", "160(%r15)", "8(%r1,%r2)" or a bare
 // constant "-1", as gcc prints them. In "D(X,B)" the first register is
 // the index and the second the base; %r0 there stands for no register.
 
-var (
-	s390Regs, s390Float = s390Tables()
-)
+var s390Tabs = sync.OnceValues(s390Tables)
+
+func s390Regs() regTable  { gp, _ := s390Tabs(); return gp }
+func s390Float() regTable { _, fp := s390Tabs(); return fp }
 
 // s390Tables returns the general registers at their offsets in struct
 // user_pt_regs (psw mask, psw addr, gprs[16]), and the floating-point
@@ -29,7 +31,7 @@ func s390Tables() (gp, fp regTable) {
 
 func s390Reg(s string) (Reg, error) {
 	if s != "" && s[0] == '%' {
-		if r, ok := s390Regs.lookup(s[1:]); ok {
+		if r, ok := s390Regs().lookup(s[1:]); ok {
 			return r, nil
 		}
 	}
@@ -39,7 +41,7 @@ func s390Reg(s string) (Reg, error) {
 func parseS390(a *Arg, op string) error {
 	switch {
 	case op[0] == '%':
-		return setReg(a, s390Regs, s390Float, op[1:], op)
+		return setReg(a, s390Regs(), s390Float(), op[1:], op)
 	case strings.IndexByte(op, '(') < 0:
 		return setConst(a, op)
 	}

@@ -14,14 +14,14 @@ func TestRegistersS390(t *testing.T) {
 		{"r2", Reg{"r2", "r2", 32, 8, 0}},
 		{"r15", Reg{"r15", "r15", 136, 8, 0}},
 	} {
-		if got, ok := s390Regs[tt.name]; !ok || got != tt.want {
-			t.Errorf("s390Regs[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := s390Regs()[tt.name]; !ok || got != tt.want {
+			t.Errorf("s390Regs()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 }
 
 func TestParseS390(t *testing.T) {
-	r := func(name string) Reg { return s390Regs[name] }
+	r := func(name string) Reg { return s390Regs()[name] }
 	testParse(t, elf.EM_S390, []parseTest{
 		{"8@%r2", Arg{Size: 8, Kind: Register, Base: r("r2")}, ""},
 		{"-4@%r3", Arg{Size: 4, Signed: true, Kind: Register, Base: r("r3")}, ""},

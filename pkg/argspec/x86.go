@@ -5,14 +5,22 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // x86 operands are in AT&T syntax, as gcc prints them.
 
+// The register tables are built on first use, so that a program pays
+// only for the machines it meets.
 var (
-	amd64Regs, amd64Float = amd64Tables()
-	i386Regs, i386Float   = i386Tables()
+	amd64Tabs = sync.OnceValues(amd64Tables)
+	i386Tabs  = sync.OnceValues(i386Tables)
 )
+
+func amd64Regs() regTable  { gp, _ := amd64Tabs(); return gp }
+func amd64Float() regTable { _, fp := amd64Tabs(); return fp }
+func i386Regs() regTable   { gp, _ := i386Tabs(); return gp }
+func i386Float() regTable  { _, fp := i386Tabs(); return fp }
 
 // amd64Tables returns the general-purpose registers, at their offsets in
 // the x86-64 struct pt_regs, and the vector registers.

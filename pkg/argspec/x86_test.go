@@ -45,12 +45,12 @@ func TestRegistersAMD64(t *testing.T) {
 		{"r15d", Reg{"r15d", "r15", 0, 4, 0}},
 		{"r11b", Reg{"r11b", "r11", 48, 1, 0}},
 	} {
-		if got, ok := amd64Regs[tt.name]; !ok || got != tt.want {
-			t.Errorf("amd64Regs[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := amd64Regs()[tt.name]; !ok || got != tt.want {
+			t.Errorf("amd64Regs()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
-	if n := len(amd64Regs); n != 16*4+4+1 {
-		t.Errorf("len(amd64Regs) = %d, want %d", n, 16*4+4+1)
+	if n := len(amd64Regs()); n != 16*4+4+1 {
+		t.Errorf("len(amd64Regs()) = %d, want %d", n, 16*4+4+1)
 	}
 }
 
@@ -74,19 +74,19 @@ func TestRegisters386(t *testing.T) {
 		{"si", Reg{"si", "esi", 12, 2, 0}},
 		{"bp", Reg{"bp", "ebp", 20, 2, 0}},
 	} {
-		if got, ok := i386Regs[tt.name]; !ok || got != tt.want {
-			t.Errorf("i386Regs[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
+		if got, ok := i386Regs()[tt.name]; !ok || got != tt.want {
+			t.Errorf("i386Regs()[%q] = %+v, %v, want %+v", tt.name, got, ok, tt.want)
 		}
 	}
 	for _, name := range []string{"rax", "sil", "r8", "r8d", "rip"} {
-		if r, ok := i386Regs[name]; ok {
-			t.Errorf("i386Regs[%q] = %+v, want none", name, r)
+		if r, ok := i386Regs()[name]; ok {
+			t.Errorf("i386Regs()[%q] = %+v, want none", name, r)
 		}
 	}
 }
 
 func TestParseAMD64(t *testing.T) {
-	r := func(name string) Reg { return amd64Regs[name] }
+	r := func(name string) Reg { return amd64Regs()[name] }
 	testParse(t, elf.EM_X86_64, []parseTest{
 		// Registers of every width.
 		{"8@%rax", Arg{Size: 8, Kind: Register, Base: r("rax")}, ""},
@@ -200,7 +200,7 @@ func TestParseAMD64(t *testing.T) {
 }
 
 func TestParse386(t *testing.T) {
-	r := func(name string) Reg { return i386Regs[name] }
+	r := func(name string) Reg { return i386Regs()[name] }
 	testParse(t, elf.EM_386, []parseTest{
 		{"-4@%eax", Arg{Size: 4, Signed: true, Kind: Register, Base: r("eax")}, ""},
 		{"2@%ax", Arg{Size: 2, Kind: Register, Base: r("ax")}, ""},
