@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"slices"
+
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/process"
+	"github.com/sdtkit/sdtkit/pkg/semaphore"
+)
+
+// tool carries what every step of a run needs.
+type tool struct {
+	c      *config
+	out    *bufio.Writer
+	log    *log.Logger
+	failed bool
+}
+
+// A target is one process and the semaphores to act on in it.
+type target struct {
+	pid  int
+	sems []semaphore.Semaphore
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	t := &tool{c: c, out: bufio.NewWriter(stdout), log: log.New(stderr, "sdtsema: ", 0)}
+	targets, err := t.targets()
+	if err != nil {
+		return err
+	}
+	switch c.action {
+	case show:
+		err = t.show(targets)
+	case inc, dec:
+		err = t.change(targets)
+	case hold:
+		err = t.hold(targets)
+	}
+	if ferr := t.out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write output: %w", ferr)
+	}
+	if err == nil && t.failed {
+		err = errFailed
+	}
+	return err
+}
+
+// targets locates the semaphores to act on. Problems with some probes are
+// reported and leave their process out when it is to be written, so that a
+// command that cannot do all it was asked writes nothing there.
+func (t *tool) targets() ([]target, error) {
+	pids, specs, err := t.processes()
+	if err != nil {
+		return nil, err
+	}
+	var targets []target
+	for i, pid := range pids {
+		sems, err := semaphore.Find(pid, specs[i]...)
+		if t.c.all && errors.Is(err, process.ErrNoProcess) && len(sems) == 0 {
+			continue // exited since the scan
+		}
+		if !t.c.all && len(sems) == 0 && isProcessError(err) {
+			return nil, err
+		}
+		if err != nil {
+			t.report(err)
+			t.failed = true
+			if t.c.action != show {
+				if len(sems) > 0 {
+					t.log.Printf("process %d: nothing written", pid)
+				}
+				continue
+			}
+		}
+		targets = append(targets, target{pid, sems})
+	}
+	return targets, nil
+}
+
+// processes returns the processes to act on, each with the
+// specifications that apply to it.
+func (t *tool) processes() ([]int, [][]probespec.Spec, error) {
+	if !t.c.all {
+		if err := process.Exists(t.c.pid); err != nil {
+			return nil, nil, err
+		}
+		return []int{t.c.pid}, [][]probespec.Spec{t.c.specs}, nil
+	}
+	bySpec := make(map[int][]probespec.Spec)
+	for _, s := range t.c.specs {
+		pids, err := semaphore.Processes(s.Path)
+		if err != nil {
+			if len(pids) == 0 && !isProcessError(err) {
+				return nil, nil, err
+			}
+			t.log.Print(err) // some processes could not be inspected
+		}
+		if len(pids) == 0 {
+			t.log.Printf("%s: no running process maps it", s.Path)
+			t.failed = true
+		}
+		for _, pid := range pids {
+			bySpec[pid] = append(bySpec[pid], s)
+		}
+	}
+	var pids []int
+	for pid := range bySpec {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	specs := make([][]probespec.Spec, len(pids))
+	for i, pid := range pids {
+		specs[i] = bySpec[pid]
+	}
+	return pids, specs, nil
+}
+
+func isProcessError(err error) bool {
+	var pe *process.PermissionError
+	return errors.Is(err, process.ErrNoProcess) || errors.As(err, &pe)
+}
+
+// report prints each of the errors joined in err on its own line.
+func (t *tool) report(err error) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			t.report(e)
+		}
+		return
+	}
+	t.log.Print(err)
+}
+
+func (t *tool) show(targets []target) error {
+	for _, tg := range targets {
+		p, err := semaphore.Open(tg.pid, false)
+		if err != nil {
+			return err
+		}
+		for i := range tg.sems {
+			s := &tg.sems[i]
+			v, err := p.Read(s)
+			if err != nil {
+				t.report(err)
+				t.failed = true
+				continue
+			}
+			if err := t.write(s, v, v); err != nil {
+				p.Close()
+				return err
+			}
+		}
+		p.Close()
+	}
+	return nil
+}
+
+func (t *tool) change(targets []target) error {
+	delta := 1
+	if t.c.action == dec {
+		delta = -1
+	}
+	for _, tg := range targets {
+		p, err := semaphore.Open(tg.pid, true)
+		if err != nil {
+			t.report(err)
+			t.failed = true
+			continue
+		}
+		for i := range tg.sems {
+			s := &tg.sems[i]
+			before, after, err := p.Add(s, delta)
+			if errors.Is(err, semaphore.ErrChanged) {
+				t.log.Print(err)
+				err = nil
+			}
+			if err != nil {
+				t.report(err)
+				t.failed = true
+				if errors.Is(err, process.ErrNoProcess) {
+					t.log.Printf("process %d exited", tg.pid)
+					break
+				}
+				continue
+			}
+			if err := t.write(s, before, after); err != nil {
+				p.Close()
+				return err
+			}
+		}
+		p.Close()
+	}
+	return nil
+}
