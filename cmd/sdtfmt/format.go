@@ -1,0 +1,211 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sdtkit/sdtkit/pkg/event"
+)
+
+// A template is a -f 'PROVIDER:NAME=FORMAT': how to write the arguments
+// of the matching probes.
+type template struct {
+	probe pattern
+	parts []part
+}
+
+// A part is literal text or one conversion.
+type part struct {
+	lit   string
+	verb  byte   // 'd', 'u', 'x', 's', 'q'; '{' for a field; 0 for lit
+	field string // for '{'
+	left  bool   // '-' flag
+	zero  bool   // '0' flag
+	width int
+}
+
+func parseTemplate(s string) (*template, error) {
+	probe, format, ok := strings.Cut(s, "=")
+	if !ok || probe == "" {
+		return nil, errors.New("want PROVIDER:NAME=FORMAT")
+	}
+	p, err := parseProbe(probe)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", probe, err)
+	}
+	t := &template{probe: p}
+	if t.parts, err = parseFormat(format); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func parseFormat(f string) ([]part, error) {
+	var parts []part
+	var lit strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			lit.WriteByte(f[i])
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			lit.WriteByte('%')
+			continue
+		}
+		if lit.Len() > 0 {
+			parts = append(parts, part{lit: lit.String()})
+			lit.Reset()
+		}
+		var p part
+		for ; i < len(f) && (f[i] == '-' || f[i] == '0'); i++ {
+			p.left = p.left || f[i] == '-'
+			p.zero = p.zero || f[i] == '0'
+		}
+		for ; i < len(f) && f[i] >= '0' && f[i] <= '9'; i++ {
+			p.width = p.width*10 + int(f[i]-'0')
+			if p.width > 1024 {
+				return nil, errors.New("width above 1024")
+			}
+		}
+		if i == len(f) {
+			return nil, errors.New("% at the end of the format")
+		}
+		switch p.verb = f[i]; p.verb {
+		case 'd', 'u', 'x', 's', 'q':
+		case '{':
+			end := strings.IndexByte(f[i:], '}')
+			if end < 0 {
+				return nil, errors.New("%{ without }")
+			}
+			p.field = f[i+1 : i+end]
+			if _, err := parseKey(p.field); err != nil || p.field == "" {
+				return nil, fmt.Errorf("%%{%s}: not a field name", p.field)
+			}
+			i += end
+		default:
+			return nil, fmt.Errorf("%%%c: unknown verb (want %%d %%u %%x %%s %%q %%{name})", p.verb)
+		}
+		parts = append(parts, p)
+	}
+	if lit.Len() > 0 {
+		parts = append(parts, part{lit: lit.String()})
+	}
+	return parts, nil
+}
+
+// appendText appends e's arguments as the template says. Each conversion
+// but %{name} takes the next argument.
+func (t *template) appendText(b []byte, e *event.Event) []byte {
+	arg := 0
+	for i := range t.parts {
+		p := &t.parts[i]
+		if p.verb == 0 {
+			b = append(b, p.lit...)
+			continue
+		}
+		var v event.Value
+		var ok bool
+		if p.verb == '{' {
+			v, ok = e.Field(p.field)
+		} else if ok = arg < len(e.Args); ok {
+			v = e.Args[arg]
+			arg++
+		}
+		start := len(b)
+		if !ok {
+			b = append(b, "%!"...)
+			if p.verb == '{' {
+				b = append(append(append(b, '{'), p.field...), '}')
+			} else {
+				b = append(b, p.verb)
+			}
+			b = append(b, "(MISSING)"...)
+			continue
+		}
+		b = p.appendValue(b, v)
+		b = p.pad(b, start)
+	}
+	return b
+}
+
+// appendValue converts one value. null is "?" whatever the verb.
+func (p *part) appendValue(b []byte, v event.Value) []byte {
+	if v.Kind == event.Null {
+		return append(b, '?')
+	}
+	switch p.verb {
+	case 'd':
+		if v.Kind == event.Uint || v.Kind == event.Int || v.Kind == event.Number {
+			return v.AppendText(b)
+		}
+		if u, ok := v.Uint64(); ok {
+			return strconv.AppendUint(b, u, 10)
+		}
+	case 'u':
+		if u, ok := v.Uint64(); ok {
+			return strconv.AppendUint(b, u, 10)
+		}
+		if v.Kind == event.Number {
+			return v.AppendText(b)
+		}
+	case 'x':
+		if u, ok := v.Uint64(); ok {
+			return strconv.AppendUint(b, u, 16)
+		}
+	case 's':
+		if v.Kind == event.String {
+			return append(b, v.Str...)
+		}
+		return v.AppendText(b)
+	case 'q':
+		if v.Kind == event.String {
+			return strconv.AppendQuote(b, v.Str)
+		}
+		return strconv.AppendQuote(b, v.String())
+	case '{':
+		return v.AppendText(b)
+	}
+	return append(append(append(append(b, "%!"...), p.verb), '('), v.String()+")"...)
+}
+
+// pad pads the conversion that starts at start to the part's width.
+func (p *part) pad(b []byte, start int) []byte {
+	n := len(b) - start
+	if n >= p.width {
+		return b
+	}
+	fill := p.width - n
+	if p.left {
+		for range fill {
+			b = append(b, ' ')
+		}
+		return b
+	}
+	c := byte(' ')
+	at := start
+	if p.zero && p.verb != 's' && p.verb != 'q' && numeric(b[start:]) {
+		c = '0'
+		if b[start] == '-' {
+			at++ // zeros go after the sign
+		}
+	}
+	for range fill {
+		b = append(b, 0)
+	}
+	copy(b[at+fill:], b[at:len(b)-fill])
+	for i := at; i < at+fill; i++ {
+		b[i] = c
+	}
+	return b
+}
+
+// numeric reports whether a conversion wrote a number, which '0' pads.
+func numeric(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	return len(b) > 0 && b[0] >= '0' && b[0] <= '9'
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sdtkit/sdtkit/pkg/event"
+)
+
+func TestBucketLabel(t *testing.T) {
+	for _, tt := range []struct {
+		v    event.Value
+		want string
+	}{
+		{event.Value{Kind: event.Int, Int: -3}, "(..., 0)"},
+		{event.Value{Kind: event.Uint, Uint: 0}, "[0]"},
+		{event.Value{Kind: event.Uint, Uint: 1}, "[1]"},
+		{event.Value{Kind: event.Uint, Uint: 3}, "[2, 4)"},
+		{event.Value{Kind: event.Uint, Uint: 1000}, "[512, 1K)"},
+		{event.Value{Kind: event.Uint, Uint: 1024}, "[1K, 2K)"},
+		{event.Value{Kind: event.Uint, Uint: 3 << 20}, "[2M, 4M)"},
+		{event.Value{Kind: event.Uint, Uint: 1<<64 - 1}, "[8E, 16E)"},
+		{event.Value{Kind: event.String, Str: "0x10"}, "[16, 32)"},
+		{event.Value{Kind: event.Number, Str: "2.5"}, "[2, 4)"},
+		{event.Value{Kind: event.Number, Str: "1e400"}, "[8E, 16E)"},
+	} {
+		var h hist
+		if !h.add(tt.v) {
+			t.Errorf("add(%v) = false", tt.v)
+			continue
+		}
+		var b strings.Builder
+		h.write(&b)
+		if got, _, _ := strings.Cut(b.String(), " "); got != strings.Fields(tt.want)[0] || !strings.HasPrefix(b.String(), tt.want) {
+			t.Errorf("add(%v) drew %q, want bucket %q", tt.v, b.String(), tt.want)
+		}
+	}
+	var h hist
+	for _, v := range []event.Value{{}, {Kind: event.String, Str: "x"}} {
+		if h.add(v) {
+			t.Errorf("add(%v) = true, want false", v)
+		}
+	}
+}
+
+func TestHistWrite(t *testing.T) {
+	var h hist
+	for _, v := range []uint64{1, 2, 3, 3, 9} {
+		h.addUint(v)
+	}
+	var b strings.Builder
+	h.write(&b)
+	want := "" +
+		"[1]                    1 |@@@@@@@@@@@@@@@@@                                   |\n" +
+		"[2, 4)                 3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n" +
+		"[4, 8)                 0 |                                                    |\n" +
+		"[8, 16)                1 |@@@@@@@@@@@@@@@@@                                   |\n"
+	if b.String() != want {
+		t.Errorf("write =\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"time"
+)
+
+const usageText = `usage: sdtfmt [-f 'PROBE=FORMAT']... [--time abs|rel|none] [FILE...]
+       sdtfmt -c [--by KEY] [--interval D] [FILE...]
+       sdtfmt --hist KEY [--by KEY] [--interval D] [FILE...]
+       sdtfmt --latency START,END[,KEY] [--interval D] [FILE...]
+
+Format the NDJSON events of sdtattach (standard input when no FILE) for
+people: one line per event, or counts, histograms and latencies. Probe
+sites listed by sdtlist are shown as sdtlist -t shows them.
+
+KEY is pid, tid, comm, argN (from 0) or the name of a --types field.
+
+Flags:
+`
+
+// errUsage and errFailed tell main which exit status to use; the message
+// has already been printed when they are returned.
+var (
+	errUsage  = errors.New("usage")
+	errFailed = errors.New("failed")
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("sdtfmt: ")
+	switch err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case errors.Is(err, errFailed):
+		os.Exit(1)
+	default:
+		log.Print(err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	templates []*template
+	count     bool
+	hist      *key
+	latency   *latencySpec
+	by        *key
+	time      timeStyle
+	interval  time.Duration
+	files     []string
+}
+
+// aggregate reports whether the output is a summary rather than one
+// line per event.
+func (c *config) aggregate() bool { return c.count || c.hist != nil || c.latency != nil }
+
+func parseArgs(args []string, stderr io.Writer) (*config, error) {
+	var c config
+	var hist, latency, by, timeFlag string
+	fs := flag.NewFlagSet("sdtfmt", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Func("f", "format the arguments of the probes `PROVIDER:NAME` matches with FORMAT (repeatable)", func(s string) error {
+		t, err := parseTemplate(s)
+		if err == nil {
+			c.templates = append(c.templates, t)
+		}
+		return err
+	})
+	fs.BoolVar(&c.count, "c", false, "count events per probe (and --by key)")
+	fs.BoolVar(&c.count, "count", false, "same as -c")
+	fs.StringVar(&hist, "hist", "", "draw a log2 histogram of `KEY` per probe")
+	fs.StringVar(&latency, "latency", "", "pair `START,END[,KEY]` events and show their latency")
+	fs.StringVar(&by, "by", "", "group counts or histograms by `KEY` too")
+	fs.StringVar(&timeFlag, "time", "rel", "time column: `abs`, rel or none")
+	fs.DurationVar(&c.interval, "interval", 0, "print and reset the summary every `D`, such as 1s")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	c.files = fs.Args()
+	usage := func(format string, a ...any) (*config, error) {
+		fmt.Fprintf(stderr, "sdtfmt: "+format+"\n", a...)
+		return nil, errUsage
+	}
+	var err error
+	if c.time, err = parseTimeStyle(timeFlag); err != nil {
+		return usage("--time %s: %v", timeFlag, err)
+	}
+	if hist != "" {
+		if c.hist, err = parseKey(hist); err != nil {
+			return usage("--hist %s: %v", hist, err)
+		}
+	}
+	if by != "" {
+		if c.by, err = parseKey(by); err != nil {
+			return usage("--by %s: %v", by, err)
+		}
+	}
+	if latency != "" {
+		if c.latency, err = parseLatency(latency); err != nil {
+			return usage("--latency %s: %v", latency, err)
+		}
+	}
+	modes := 0
+	for _, on := range []bool{c.count, c.hist != nil, c.latency != nil} {
+		if on {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1:
+		return usage("-c, --hist and --latency exclude each other")
+	case c.by != nil && c.latency != nil:
+		return usage("--by does not apply to --latency: give the pairing KEY as START,END,KEY")
+	case c.by != nil && modes == 0:
+		c.count = true
+	}
+	switch {
+	case c.interval < 0:
+		return usage("--interval %v: not a duration after 0", c.interval)
+	case c.interval > 0 && !c.aggregate():
+		return usage("--interval needs -c, --hist or --latency")
+	case len(c.templates) > 0 && c.aggregate():
+		return usage("-f formats the per-event view; it does not apply to -c, --hist or --latency")
+	}
+	return &c, nil
+}
+
+// parseProbe splits PROVIDER:NAME; a pattern without ':' matches the name
+// of any provider. Both parts are globs as in path.Match.
+func parseProbe(s string) (pattern, error) {
+	provider, name, ok := strings.Cut(s, ":")
+	if !ok {
+		provider, name = "*", s
+	}
+	p := pattern{provider, name}
+	return p, p.valid()
+}

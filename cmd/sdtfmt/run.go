@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/event"
+)
+
+// An aggregator is a summary mode: -c, --hist or --latency.
+type aggregator interface {
+	event(e *event.Event)
+	// report writes the summary and starts the next one.
+	report(w io.Writer) error
+	// warnings says what the summary had to leave out.
+	warnings() []string
+}
+
+// formatter takes the records of all inputs in order.
+type formatter struct {
+	c      *config
+	w      *bufio.Writer
+	tty    bool // flush after every line
+	view   *view
+	agg    aggregator
+	clock  clock // for the summaries
+	sites  *siteTable
+	lost   uint64
+	mu     sync.Mutex // guards agg against the --interval ticker
+	logger *log.Logger
+}
+
+// run formats the inputs the command line names. Bad lines and unreadable
+// files are reported on stderr and turn into errFailed at the end.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	c, err := parseArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	f := &formatter{
+		c:      c,
+		w:      bufio.NewWriterSize(stdout, 64<<10),
+		tty:    isTerminal(stdout),
+		clock:  clock{style: c.time},
+		logger: log.New(stderr, "sdtfmt: ", 0),
+	}
+	f.sites = newSiteTable(f.w)
+	switch {
+	case c.count:
+		f.agg = newCountAgg(c)
+	case c.hist != nil:
+		f.agg = newHistAgg(c)
+	case c.latency != nil:
+		f.agg = newLatencyAgg(c, &f.clock)
+	default:
+		f.view = newView(f.w, c)
+	}
+	stop := func() {}
+	if f.agg != nil && c.interval > 0 {
+		stop = f.tick(c.interval)
+	}
+
+	failed := false
+	if len(c.files) == 0 {
+		c.files = []string{"-"}
+	}
+	for _, name := range c.files {
+		var n int
+		var err error
+		if name == "-" {
+			n, err = f.read("", stdin)
+		} else {
+			n, err = f.readFile(name)
+		}
+		if err != nil {
+			if errors.Is(err, errWrite) {
+				stop()
+				return err
+			}
+			f.logger.Print(err)
+			failed = true
+		}
+		failed = failed || n > 0
+	}
+	stop()
+	if err := f.finish(); err != nil {
+		return err
+	}
+	if failed {
+		return errFailed
+	}
+	return nil
+}
+
+// errWrite marks a failure to write the output, which ends the run.
+var errWrite = errors.New("write")
+
+func (f *formatter) readFile(name string) (int, error) {
+	file, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	return f.read(name+": ", file)
+}
+
+// read formats the records of one input and returns how many lines it
+// skipped. prefix names the input in messages.
+func (f *formatter) read(prefix string, r io.Reader) (int, error) {
+	rd := event.NewReader(r)
+	var e event.Event
+	bad := 0
+	for {
+		if f.view != nil && !f.tty && !rd.Buffered() {
+			// Nothing more is waiting: show what there is before blocking.
+			if err := f.w.Flush(); err != nil {
+				return bad, fmt.Errorf("%w: %w", errWrite, err)
+			}
+		}
+		kind, err := rd.Read(&e)
+		var lerr *event.LineError
+		switch {
+		case err == io.EOF:
+			return bad, nil
+		case errors.As(err, &lerr):
+			f.logger.Printf("%s%v", prefix, lerr)
+			bad++
+			continue
+		case err != nil:
+			return bad, fmt.Errorf("%sread: %w", prefix, err)
+		}
+		if err := f.record(kind, &e, rd); err != nil {
+			return bad, fmt.Errorf("%w: %w", errWrite, err)
+		}
+	}
+}
+
+func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) error {
+	var err error
+	switch kind {
+	case event.KindEvent:
+		if f.view != nil {
+			err = f.view.event(e)
+			break
+		}
+		f.clock.see(e.TS)
+		f.mu.Lock()
+		f.agg.event(e)
+		f.mu.Unlock()
+	case event.KindLost:
+		f.lost += e.Lost
+		if f.view != nil {
+			err = f.view.lost(e.Lost)
+		}
+	case event.KindSite:
+		s, perr := event.ParseSite(rd.Bytes())
+		if perr != nil {
+			f.logger.Printf("line %d: %v", rd.Line(), perr)
+			return nil
+		}
+		f.sites.write(s)
+	}
+	if err == nil && f.tty {
+		err = f.w.Flush()
+	}
+	return err
+}
+
+// finish writes the summaries and the site table.
+func (f *formatter) finish() error {
+	if f.agg != nil {
+		f.mu.Lock()
+		f.agg.report(f.w)
+		for _, w := range f.agg.warnings() {
+			f.logger.Print(w)
+		}
+		f.mu.Unlock()
+		if f.lost > 0 {
+			f.logger.Printf("lost %d events: the summary leaves them out", f.lost)
+		}
+	}
+	f.sites.flush()
+	if err := f.w.Flush(); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// tick writes the summary every d, headed by the time of day, and
+// returns a function that stops it.
+func (f *formatter) tick(d time.Duration) func() {
+	t := time.NewTicker(d)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				f.mu.Lock()
+				fmt.Fprintf(f.w, "[%s]\n", now.Format("15:04:05"))
+				f.agg.report(f.w)
+				f.w.WriteString("\n")
+				f.w.Flush()
+				f.mu.Unlock()
+			}
+		}
+	})
+	return func() {
+		t.Stop()
+		close(done)
+		wg.Wait()
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,121 @@
+package event
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		kind Kind
+		want Event
+	}{
+		{`{"ts":5,"pid":1,"tid":2,"comm":"a b","cpu":3,"provider":"p","name":"n","args":[]}`, KindEvent,
+			Event{TS: 5, PID: 1, TID: 2, Comm: "a b", CPU: 3, Provider: "p", Name: "n", Args: []Value{}, Fields: []Field{}}},
+		{`{"provider":"p","name":"n","args":[18446744073709551615,-9223372036854775808,0,-0,1.5,1e400,"0x1f","é\n",null,{"a":[1]},true]}`, KindEvent,
+			Event{Provider: "p", Name: "n", Fields: []Field{}, Args: []Value{
+				{Kind: Uint, Uint: 1<<64 - 1},
+				{Kind: Int, Int: -1 << 63},
+				{Kind: Uint},
+				{Kind: Uint},
+				{Kind: Number, Str: "1.5"},
+				{Kind: Number, Str: "1e400"},
+				{Kind: String, Str: "0x1f"},
+				{Kind: String, Str: "é\n"},
+				{Kind: Null},
+				{Kind: JSON, Str: `{"a":[1]}`},
+				{Kind: JSON, Str: "true"},
+			}}},
+		{` { "provider" : "p" , "name":"n", "extra":{"x":[1,{}]}, "fields":{"len":3,"path":"/x"} } `, KindEvent,
+			Event{Provider: "p", Name: "n", Args: []Value{}, Fields: []Field{{"len", Value{Kind: Uint, Uint: 3}}, {"path", Value{Kind: String, Str: "/x"}}}}},
+		{`{"lost":12}`, KindLost, Event{Lost: 12, Args: []Value{}, Fields: []Field{}}},
+		{`{"file":"a.out","provider":"p","name":"n","pc":4198568,"args":"-4@%ebx","argv":[]}`, KindSite,
+			Event{Provider: "p", Name: "n", Args: []Value{}, Fields: []Field{}}},
+	} {
+		e := Event{Args: []Value{}, Fields: []Field{}}
+		kind, err := Parse([]byte(tt.line), &e)
+		if err != nil || kind != tt.kind || !reflect.DeepEqual(e, tt.want) {
+			t.Errorf("Parse(%s) = %v, %+v, %v, want %v, %+v", tt.line, kind, e, err, tt.kind, tt.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range []struct {
+		line, want string
+	}{
+		{`not json`, "invalid character"},
+		{`{"provider":"p","name":"n"`, "end of JSON input"},
+		{`{"provider":"p","name":"n"} x`, "invalid character"},
+		{`{"provider":"p","name":"n","args":[01]}`, "invalid"},
+		{`{"ts":1}`, ErrNotRecord.Error()},
+		{`[1,2]`, "not a JSON object"},
+		{`{"provider":"p","name":"n","pid":"42"}`, `"pid": want an integer`},
+		{`{"provider":"p","name":"n","ts":1.5}`, `"ts": want an integer`},
+		{`{"provider":7,"name":"n"}`, `"provider": want a string`},
+		{`{"lost":-1}`, `"lost": want a count`},
+		{`{"provider":"p","name":"n","fields":[1]}`, `"fields": want an object`},
+	} {
+		var e Event
+		_, err := Parse([]byte(tt.line), &e)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%s) error = %v, want %q", tt.line, err, tt.want)
+		}
+	}
+	var fe *FieldError
+	if _, err := Parse([]byte(`{"provider":"p","name":"n","tid":null}`), new(Event)); !errors.As(err, &fe) || fe.Field != "tid" {
+		t.Errorf("Parse(tid null) error = %v, want a *FieldError for tid", err)
+	}
+}
+
+func TestReader(t *testing.T) {
+	in := "{\"lost\":1}\n\n  \nbad\n" + `{"provider":"p","name":"` + strings.Repeat("n", 100_000) + "\"}\n" + `{"provider":"p","na`
+	r := NewReader(strings.NewReader(in))
+	var e Event
+	var got []string
+	for {
+		k, err := r.Read(&e)
+		if err == io.EOF {
+			break
+		}
+		switch {
+		case err != nil:
+			got = append(got, err.Error()[:min(len(err.Error()), 20)])
+		case k == KindLost:
+			got = append(got, "lost")
+		default:
+			got = append(got, "event "+e.Provider+" "+e.Name[:3])
+		}
+	}
+	want := []string{"lost", "line 4: invalid char", "event p nnn", "line 6 (truncated): "}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Read = %q, want %q", got, want)
+	}
+}
+
+func TestValue(t *testing.T) {
+	for _, tt := range []struct {
+		v    Value
+		text string
+		u    uint64
+		uok  bool
+	}{
+		{Value{Kind: Uint, Uint: 7}, "7", 7, true},
+		{Value{Kind: Int, Int: -1}, "-1", 1<<64 - 1, true},
+		{Value{Kind: String, Str: "0x1F"}, "0x1F", 31, true},
+		{Value{Kind: String, Str: "a b"}, `"a b"`, 0, false},
+		{Value{Kind: String, Str: ""}, `""`, 0, false},
+		{Value{Kind: String, Str: "héllo"}, "héllo", 0, false},
+		{Value{}, "?", 0, false},
+		{Value{Kind: Number, Str: "2.5"}, "2.5", 0, false},
+	} {
+		u, ok := tt.v.Uint64()
+		if s := tt.v.String(); s != tt.text || u != tt.u || ok != tt.uok {
+			t.Errorf("%+v: String, Uint64 = %q, %d, %v, want %q, %d, %v", tt.v, s, u, ok, tt.text, tt.u, tt.uok)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package event_test
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sdtkit/sdtkit/pkg/event"
+)
+
+func ExampleReader() {
+	in := `{"ts":1718000000000000000,"pid":42,"tid":42,"comm":"demo","cpu":0,"provider":"demo","name":"tick","args":[18446744073709551615,-2,"0x1f",null]}
+{"lost":3}
+{"ts":1718000000
+`
+	r := event.NewReader(strings.NewReader(in))
+	var e event.Event
+	for {
+		kind, err := r.Read(&e)
+		if err == io.EOF {
+			break
+		}
+		switch {
+		case err != nil:
+			fmt.Println("skipped:", err)
+		case kind == event.KindLost:
+			fmt.Println("lost", e.Lost)
+		case kind == event.KindEvent:
+			fmt.Println(e.Provider, e.Name, e.Args)
+		}
+	}
+	// Output:
+	// demo tick [18446744073709551615 -2 0x1f ?]
+	// lost 3
+	// skipped: line 3: unexpected end of JSON input
+}

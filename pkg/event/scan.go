@@ -1,0 +1,434 @@
+package event
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	json "github.com/goccy/go-json"
+)
+
+// ErrNotRecord is returned for a JSON object that is neither an event, a
+// lost-event count nor a probe site.
+var ErrNotRecord = errors.New(`not an event: no "provider" and "name"`)
+
+// A FieldError says a known field has a value of the wrong type.
+type FieldError struct {
+	Field string
+	Want  string
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("%q: want %s", e.Field, e.Want) }
+
+// errSyntax marks a line the scanner cannot read; Parse asks the JSON
+// package for the precise reason.
+var errSyntax = errors.New("invalid JSON")
+
+// scanner reads one line of JSON. It knows the grammar but builds nothing
+// beyond what Parse asks for.
+type scanner struct {
+	b      []byte
+	i      int
+	intern map[string]string
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips white space and returns the next byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) expect(c byte) error {
+	if s.peek() != c {
+		return errSyntax
+	}
+	s.i++
+	return nil
+}
+
+// rawString reads a string and returns its bytes between the quotes, and
+// whether they hold escapes.
+func (s *scanner) rawString() ([]byte, bool, error) {
+	if s.peek() != '"' {
+		return nil, false, errSyntax
+	}
+	start := s.i + 1
+	esc := false
+	for i := start; i < len(s.b); i++ {
+		switch c := s.b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return s.b[start:i], esc, nil
+		case c == '\\':
+			esc = true
+			i++
+		case c < 0x20:
+			return nil, false, errSyntax
+		}
+	}
+	return nil, false, errSyntax
+}
+
+// str reads a string value. Strings with escapes are decoded by the JSON
+// package; the rest are copied, or shared when intern is set.
+func (s *scanner) str(intern bool) (string, error) {
+	start := s.i
+	raw, esc, err := s.rawString()
+	if err != nil {
+		return "", err
+	}
+	if esc {
+		var v string
+		if err := json.Unmarshal(s.b[start:s.i], &v); err != nil {
+			return "", errSyntax
+		}
+		return v, nil
+	}
+	if !intern {
+		return string(raw), nil
+	}
+	if v, ok := s.intern[string(raw)]; ok {
+		return v, nil
+	}
+	v := string(raw)
+	if len(s.intern) < 4096 {
+		s.intern[v] = v
+	}
+	return v, nil
+}
+
+// value reads any JSON value.
+func (s *scanner) value() (Value, error) {
+	switch c := s.peek(); {
+	case c == '"':
+		v, err := s.str(false)
+		return Value{Kind: String, Str: v}, err
+	case c == '-' || c >= '0' && c <= '9':
+		return s.number()
+	case c == 'n':
+		return Value{}, s.literal("null")
+	case c == 't':
+		return Value{Kind: JSON, Str: "true"}, s.literal("true")
+	case c == 'f':
+		return Value{Kind: JSON, Str: "false"}, s.literal("false")
+	case c == '{' || c == '[':
+		start := s.i
+		if err := s.skip(); err != nil {
+			return Value{}, err
+		}
+		return Value{Kind: JSON, Str: string(s.b[start:s.i])}, nil
+	}
+	return Value{}, errSyntax
+}
+
+func (s *scanner) literal(lit string) error {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		return errSyntax
+	}
+	s.i += len(lit)
+	return nil
+}
+
+// number reads a JSON number. Integers are accumulated exactly; others
+// keep their text.
+func (s *scanner) number() (Value, error) {
+	start := s.i
+	neg := s.b[s.i] == '-'
+	if neg {
+		s.i++
+	}
+	digits := s.i
+	var u uint64
+	overflow := false
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		d := uint64(s.b[s.i] - '0')
+		if u > (1<<64-1-d)/10 {
+			overflow = true
+		}
+		u = u*10 + d
+		s.i++
+	}
+	n := s.i - digits
+	if n == 0 || n > 1 && s.b[digits] == '0' {
+		return Value{}, errSyntax
+	}
+	integer := true
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		integer = false
+		s.i++
+		if !s.digits() {
+			return Value{}, errSyntax
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		integer = false
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if !s.digits() {
+			return Value{}, errSyntax
+		}
+	}
+	switch {
+	case !integer || overflow || neg && u > 1<<63:
+		return Value{Kind: Number, Str: string(s.b[start:s.i])}, nil
+	case neg && u != 0:
+		return Value{Kind: Int, Int: int64(-u)}, nil
+	}
+	return Value{Kind: Uint, Uint: u}, nil
+}
+
+func (s *scanner) digits() bool {
+	start := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i > start
+}
+
+// skip reads over one value of any kind.
+func (s *scanner) skip() error {
+	switch s.peek() {
+	case '{':
+		s.i++
+		if s.peek() == '}' {
+			s.i++
+			return nil
+		}
+		for {
+			if _, _, err := s.rawString(); err != nil {
+				return err
+			}
+			if err := s.expect(':'); err != nil {
+				return err
+			}
+			if err := s.skip(); err != nil {
+				return err
+			}
+			if more, err := s.next('}'); !more || err != nil {
+				return err
+			}
+		}
+	case '[':
+		s.i++
+		if s.peek() == ']' {
+			s.i++
+			return nil
+		}
+		for {
+			if err := s.skip(); err != nil {
+				return err
+			}
+			if more, err := s.next(']'); !more || err != nil {
+				return err
+			}
+		}
+	}
+	_, err := s.value()
+	return err
+}
+
+// next reads the ',' between members or the closing byte.
+func (s *scanner) next(end byte) (bool, error) {
+	switch s.peek() {
+	case ',':
+		s.i++
+		return true, nil
+	case end:
+		s.i++
+		return false, nil
+	}
+	return false, errSyntax
+}
+
+// integer reads a number that must be an integer within int64.
+func (s *scanner) integer(field string) (int64, error) {
+	v, err := s.value()
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case v.Kind == Int:
+		return v.Int, nil
+	case v.Kind == Uint && v.Uint <= 1<<63-1:
+		return int64(v.Uint), nil
+	}
+	return 0, &FieldError{field, "an integer"}
+}
+
+// Parse decodes one line into e and tells which record it holds. e's
+// slices are reused. The strings of e stay valid after the next call.
+func Parse(line []byte, e *Event) (Kind, error) {
+	return parse(line, e, nil)
+}
+
+func parse(line []byte, e *Event, intern map[string]string) (Kind, error) {
+	if intern == nil {
+		intern = make(map[string]string)
+	}
+	s := scanner{b: line, intern: intern}
+	k, err := s.record(e)
+	if errors.Is(err, errSyntax) {
+		var v any
+		if jerr := json.Unmarshal(line, &v); jerr != nil {
+			return 0, jerr
+		}
+		if b := bytes.TrimSpace(line); len(b) == 0 || b[0] != '{' {
+			return 0, errors.New("not a JSON object")
+		}
+		return 0, fmt.Errorf("offset %d: %w", s.i, errSyntax)
+	}
+	return k, err
+}
+
+func (s *scanner) record(e *Event) (Kind, error) {
+	*e = Event{Args: e.Args[:0], Fields: e.Fields[:0]}
+	if err := s.expect('{'); err != nil {
+		return 0, err
+	}
+	var haveProvider, haveName, lost, site bool
+	more := true
+	if s.peek() == '}' {
+		s.i++
+		more = false
+	}
+	for more {
+		key, _, err := s.rawString()
+		if err != nil {
+			return 0, err
+		}
+		if err := s.expect(':'); err != nil {
+			return 0, err
+		}
+		switch string(key) {
+		case "ts":
+			e.TS, err = s.integer("ts")
+		case "pid":
+			e.PID, err = s.integer("pid")
+		case "tid":
+			e.TID, err = s.integer("tid")
+		case "cpu":
+			e.CPU, err = s.integer("cpu")
+		case "comm":
+			e.Comm, err = s.stringField("comm")
+		case "provider":
+			e.Provider, err = s.stringField("provider")
+			haveProvider = true
+		case "name":
+			e.Name, err = s.stringField("name")
+			haveName = true
+		case "args":
+			if s.peek() != '[' {
+				// sdtlist writes args as the note's string.
+				err = s.skip()
+				break
+			}
+			e.Args, err = s.args(e.Args)
+		case "fields":
+			e.Fields, err = s.fields(e.Fields)
+		case "lost":
+			var v Value
+			if v, err = s.value(); err == nil && v.Kind != Uint {
+				err = &FieldError{"lost", "a count"}
+			}
+			e.Lost, lost = v.Uint, true
+		case "file", "pc", "argv":
+			site = true
+			err = s.skip()
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return 0, err
+		}
+		if more, err = s.next('}'); err != nil {
+			return 0, err
+		}
+	}
+	if s.peek() != 0 {
+		return 0, errSyntax
+	}
+	switch {
+	case site:
+		return KindSite, nil
+	case lost:
+		return KindLost, nil
+	case haveProvider && haveName:
+		return KindEvent, nil
+	}
+	return 0, ErrNotRecord
+}
+
+func (s *scanner) stringField(field string) (string, error) {
+	if s.peek() != '"' {
+		if err := s.skip(); err != nil {
+			return "", err
+		}
+		return "", &FieldError{field, "a string"}
+	}
+	return s.str(true)
+}
+
+func (s *scanner) args(dst []Value) ([]Value, error) {
+	s.i++ // '['
+	if s.peek() == ']' {
+		s.i++
+		return dst, nil
+	}
+	for {
+		v, err := s.value()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, v)
+		if more, err := s.next(']'); !more || err != nil {
+			return dst, err
+		}
+	}
+}
+
+func (s *scanner) fields(dst []Field) ([]Field, error) {
+	if s.peek() != '{' {
+		if err := s.skip(); err != nil {
+			return dst, err
+		}
+		return dst, &FieldError{"fields", "an object"}
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return dst, nil
+	}
+	for {
+		name, err := s.str(true)
+		if err != nil {
+			return dst, err
+		}
+		if err := s.expect(':'); err != nil {
+			return dst, err
+		}
+		v, err := s.value()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, Field{name, v})
+		if more, err := s.next('}'); !more || err != nil {
+			return dst, err
+		}
+	}
+}
