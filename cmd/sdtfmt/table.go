@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
@@ -80,23 +81,7 @@ func describeArgs(args []event.SiteArg) string {
 			b.WriteString("?@" + a.Raw)
 			continue
 		}
-		b.WriteString(typeName(a) + "@" + a.Location)
+		b.WriteString(argspec.TypeName(a.Size, a.Signed, a.Float) + "@" + a.Location)
 	}
 	return b.String()
-}
-
-// typeName names the C-like type of an argument: s32, u64, f64, or "arg"
-// when the note gives no size.
-func typeName(a event.SiteArg) string {
-	if a.Size == 0 {
-		return "arg"
-	}
-	c := "u"
-	switch {
-	case a.Float:
-		c = "f"
-	case a.Signed:
-		c = "s"
-	}
-	return c + strconv.Itoa(8*a.Size)
 }

@@ -86,25 +86,9 @@ func describeArgs(args []argspec.Arg) string {
 			b.WriteString(a.Raw)
 			continue
 		}
-		b.WriteString(typeName(a))
+		b.WriteString(a.TypeName())
 		b.WriteByte('@')
 		b.WriteString(a.Location())
 	}
 	return b.String()
-}
-
-// typeName names the C-like type of an argument: s32, u64, f64, or "arg"
-// when the note gives no size.
-func typeName(a argspec.Arg) string {
-	if a.Size == 0 {
-		return "arg"
-	}
-	c := "u"
-	switch {
-	case a.Float:
-		c = "f"
-	case a.Signed:
-		c = "s"
-	}
-	return c + strconv.Itoa(8*a.Size)
 }

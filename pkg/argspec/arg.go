@@ -98,3 +98,23 @@ func appendPrefix(b []byte, a *Arg) []byte {
 	}
 	return append(b, '@')
 }
+
+// TypeName names the C-like type of a value of size bytes: s32, u64,
+// f64, or "arg" when the size is unknown (0). Tools show arguments as
+// TYPE@LOCATION with it.
+func TypeName(size int, signed, float bool) string {
+	if size == 0 {
+		return "arg"
+	}
+	c := "u"
+	switch {
+	case float:
+		c = "f"
+	case signed:
+		c = "s"
+	}
+	return c + strconv.Itoa(8*size)
+}
+
+// TypeName is TypeName of the argument's size, signedness and kind.
+func (a Arg) TypeName() string { return TypeName(a.Size, a.Signed, a.Float) }

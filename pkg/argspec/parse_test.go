@@ -305,3 +305,17 @@ func TestAppendLocation(t *testing.T) {
 		}
 	}
 }
+
+func TestTypeName(t *testing.T) {
+	for _, tt := range []struct {
+		tok  string
+		want string
+	}{
+		{"-4@%eax", "s32"}, {"8@%rax", "u64"}, {"1@%al", "u8"}, {"8f@%xmm0", "f64"}, {"%rax", "arg"},
+	} {
+		a, _ := ParseArg(tt.tok, elf.EM_X86_64)
+		if got := a.TypeName(); got != tt.want {
+			t.Errorf("ParseArg(%q).TypeName() = %q, want %q", tt.tok, got, tt.want)
+		}
+	}
+}
