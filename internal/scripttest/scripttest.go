@@ -22,6 +22,7 @@ func Cmds() map[string]script.Cmd {
 		"readelf-agree": ReadelfAgree(),
 		"uprobe":        Uprobe(),
 		"waitfile":      WaitFile(),
+		"waitsites":     WaitSites(),
 	}
 }
 

@@ -1,0 +1,107 @@
+/*
+Sdtattach attaches to USDT probes and writes one JSON object per probe hit
+per line (NDJSON) on standard output.
+
+Usage:
+
+	sdtattach [flags] PROBE...
+
+PROBE is
+
+	[usdt:]PATH:PROVIDER:NAME[(TYPES)]
+	PROVIDER:NAME[(TYPES)]                 (with -p only)
+
+PROVIDER and NAME are globs (as in path.Match). PATH names an executable or
+shared library; a bare name without '/' is looked up as a shell finds a
+command ($PATH) or the dynamic loader a library ($LD_LIBRARY_PATH,
+/etc/ld.so.conf, the system directories). Without -p, a PATH probe is
+traced in every process that runs the file or maps it, also processes
+started and libraries loaded with dlopen after sdtattach attached.
+
+TYPES lists one type per argument, separated by commas: str (the argument
+points to a NUL-terminated string, shown as a JSON string), s8, s16, s32,
+s64, u8, u16, u32, u64 (the low bytes of the value, as a signed or unsigned
+integer), hex (the value as an unsigned integer of the argument's size, in
+a JSON string such as "0x7f"), or _ (the argument is left out). Arguments
+past the end of the list are shown as the probe's note describes them: an
+integer of the note's size and sign.
+
+Every site of every matching probe is attached, with one uprobe_multi link
+per file (Linux 6.6) or one uprobe per site. The kernel raises the
+semaphore of an is-enabled probe while it is attached, in every process
+that maps the file, and lowers it when sdtattach exits, also when it is
+killed. Flags may come before or after the probes:
+
+	-p PID
+		Trace process PID only. PROVIDER:NAME searches every object the
+		process maps; PATH:PROVIDER:NAME an object it maps whose path
+		or base name is PATH, or else the file PATH resolves to, which
+		the process may load later. sdtattach exits when the process
+		exits.
+	-n N
+		Exit after writing N events.
+	-d DURATION
+		Exit after DURATION, such as 500ms or 1m.
+	--types FILE.d
+		Read argument names and types from a DTrace provider file, as
+		used by dtrace -h and -G (see package pkg/dtrace). Arguments
+		declared char * are shown as strings, integers with the size and
+		sign of their C type, other pointers in hex; types given in the
+		PROBE take precedence. Events then carry "fields".
+	--attach-only
+		Attach everything, print one summary line, detach and exit.
+	--strlen N
+		Keep at most N bytes of a string argument (default 64, at most
+		254).
+	-h
+		Print the usage and exit.
+
+Each event is a line with these fields, in this order:
+
+	ts         time of the hit, in nanoseconds since the Unix epoch
+	pid        the process (thread group) ID
+	tid        the thread ID
+	comm       the thread's command name
+	cpu        the CPU the probe fired on
+	provider   the probe's provider
+	name       the probe's name, as in its note ("__" is kept)
+	args       the arguments in order, without those typed _: integers as
+	           JSON numbers, strings and hex values as JSON strings,
+	           floating-point values as numbers; null for an argument
+	           that could not be read
+	fields     with --types, for probes the file declares: an object of
+	           the same values by argument name (argN for an unnamed
+	           argument), in argument order
+	truncated  present only when a string was cut at --strlen bytes: the
+	           positions in args of the cut strings, from 0
+
+When events are dropped because the ring buffer was full, a line
+{"lost":N} says how many, where the loss was noticed.
+
+The --attach-only line has:
+
+	probes      the number of probes (provider and name in one file)
+	sites       the number of probe sites attached
+	semaphores  the number of distinct semaphores the kernel raised
+	files       the files attached to
+	pids        the processes that map one of the files now (with -p,
+	            that process)
+
+An argument whose operand cannot be read (a floating-point register, a
+symbol that the file does not define once) is shown as null in every event,
+and reported once on standard error. So is an argument that cannot be read
+at run time: the BPF program reads with page faults disabled, so memory the
+process has not touched yet, or a bad pointer, gives null.
+
+Output is buffered and flushed at least every 100ms, so that a consumer on
+a pipe sees events promptly. On SIGINT or SIGTERM, at the -n count or the -d
+duration, or when the -p process exits, sdtattach writes the events still
+in flight, detaches, prints a summary on standard error (the number of
+events written and lost, and the events of each probe) and exits 0.
+
+Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
+and ring buffers); -p needs the right to read the process's maps. A probe
+that matches nothing is an error that lists the probes closest to it.
+Errors exit with status 1, usage errors with status 2.
+*/
+package main

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"time"
+
+	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+const usageText = `usage: sdtattach [flags] PROBE...
+
+Attach to USDT probes and write one JSON object per probe hit per line.
+
+PROBE is [usdt:]PATH:PROVIDER:NAME[(TYPES)], or PROVIDER:NAME[(TYPES)]
+with -p. PROVIDER and NAME are globs; PATH may be a bare command or
+library name. TYPES lists per-argument types: str, s8..s64, u8..u64,
+hex, or _ to drop the argument.
+
+Flags:
+`
+
+// errUsage tells main to exit with status 2; the message has already been
+// printed.
+var errUsage = errors.New("usage")
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("sdtattach: ")
+	switch err := run(os.Args[1:], os.Stdout, os.Stderr); {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		log.Print(err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	pid        int
+	count      uint64
+	duration   time.Duration
+	typesFile  string
+	attachOnly bool
+	strlen     int
+	specs      []probespec.Spec
+}
+
+func parseArgs(args []string, stderr io.Writer) (*config, error) {
+	var c config
+	fs := flag.NewFlagSet("sdtattach", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.pid, "p", 0, "trace process `PID` only; PROBE may name any object it maps")
+	fs.Uint64Var(&c.count, "n", 0, "exit after `N` events")
+	fs.DurationVar(&c.duration, "d", 0, "exit after `DURATION`, such as 10s")
+	fs.StringVar(&c.typesFile, "types", "", "argument names and types from the DTrace provider `FILE.d`")
+	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
+	fs.IntVar(&c.strlen, "strlen", bpf.DefaultStringSize, "keep at most `N` bytes of a string argument")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	// Flags may follow the probes too: "sdtattach PROBE -n 10".
+	var probes []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		probes = append(probes, args[0])
+		args = args[1:]
+	}
+	usage := func(format string, a ...any) (*config, error) {
+		fmt.Fprintf(stderr, "sdtattach: "+format+"\n", a...)
+		return nil, errUsage
+	}
+	set := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["p"] && c.pid <= 0 {
+		return usage("-p %d: not a process ID", c.pid)
+	}
+	if set["d"] && c.duration <= 0 {
+		return usage("-d %v: not a positive duration", c.duration)
+	}
+	if c.strlen < 1 || c.strlen > bpf.MaxStringSize {
+		return usage("--strlen %d: not in [1, %d]", c.strlen, bpf.MaxStringSize)
+	}
+	if len(probes) == 0 {
+		fmt.Fprint(stderr, "sdtattach: no PROBE\n")
+		fs.Usage()
+		return nil, errUsage
+	}
+	for _, a := range probes {
+		s, err := probespec.Parse(a)
+		if err != nil {
+			return usage("%v", err)
+		}
+		if s.Path == "" && c.pid == 0 {
+			return usage("%q: PROVIDER:NAME needs -p PID; without it, give PATH:PROVIDER:NAME", a)
+		}
+		c.specs = append(c.specs, s)
+	}
+	return &c, nil
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/dtrace"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+const demo = "../../pkg/stapsdt/testdata/demo"
+
+func TestParseArgs(t *testing.T) {
+	for _, tt := range []struct {
+		args   []string
+		want   error
+		stderr string
+	}{
+		{[]string{"-n", "3", "x:p:q"}, nil, ""},
+		{[]string{"x:p:q", "-n", "3", "-d", "1s", "y:p:*(str,_)"}, nil, ""},
+		{[]string{"-p", "1", "p:q"}, nil, ""},
+		{[]string{"-h"}, flag.ErrHelp, "usage: sdtattach"},
+		{[]string{}, errUsage, "no PROBE"},
+		{[]string{"p:q"}, errUsage, "PROVIDER:NAME needs -p PID"},
+		{[]string{"-p", "0", "p:q"}, errUsage, "not a process ID"},
+		{[]string{"-d", "-1s", "x:p:q"}, errUsage, "not a positive duration"},
+		{[]string{"--strlen", "300", "x:p:q"}, errUsage, "--strlen 300: not in [1, 254]"},
+		{[]string{"x:p:q(int)"}, errUsage, `unknown type "int"`},
+		{[]string{"-x", "x:p:q"}, errUsage, "flag provided but not defined"},
+	} {
+		var stderr bytes.Buffer
+		_, err := parseArgs(tt.args, &stderr)
+		if !errors.Is(err, tt.want) || tt.want == nil && err != nil {
+			t.Errorf("parseArgs(%q) = %v, want %v", tt.args, err, tt.want)
+		}
+		if !strings.Contains(stderr.String(), tt.stderr) {
+			t.Errorf("parseArgs(%q) stderr = %q, want %q in it", tt.args, stderr.String(), tt.stderr)
+		}
+	}
+}
+
+func TestParseArgsFlagsAfterProbes(t *testing.T) {
+	c, err := parseArgs([]string{"x:p:q", "-n", "3", "y:p:r", "--types", "f.d"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.count != 3 || c.typesFile != "f.d" || len(c.specs) != 2 || c.specs[1].Path != "y" {
+		t.Errorf("parseArgs = %+v", c)
+	}
+}
+
+func TestValue(t *testing.T) {
+	typ := func(s string) probespec.Type {
+		spec, err := probespec.Parse("p:q(" + s + ")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec.Types[0]
+	}
+	neg1 := bpf.Value{Kind: bpf.Int, Bits: ^uint64(0), Size: 4}
+	for _, tt := range []struct {
+		v    bpf.Value
+		typ  string
+		want any
+	}{
+		{neg1, "", int64(-1)},
+		{neg1, "u32", uint64(0xffffffff)},
+		{neg1, "u8", uint64(0xff)},
+		{neg1, "s16", int64(-1)},
+		{neg1, "u64", uint64(1<<64 - 1)},
+		{neg1, "hex", "0xffffffff"},
+		{bpf.Value{Kind: bpf.Uint, Bits: 1<<64 - 1, Size: 8}, "", uint64(1<<64 - 1)},
+		{bpf.Value{Kind: bpf.Uint, Bits: 0x80, Size: 1}, "s8", int64(-128)},
+		{bpf.Value{Kind: bpf.Uint, Bits: 0x1f, Size: 8}, "hex", "0x1f"},
+		{bpf.Value{Kind: bpf.String, Bits: 0x1000, Size: 8, Str: "hi"}, "str", "hi"},
+		{bpf.Value{Kind: bpf.NotRead, Size: 8}, "str", nil},
+		{bpf.Value{Kind: bpf.NotRead, Size: 8}, "", nil},
+		{bpf.Value{Kind: bpf.Float, Bits: 0x3ff8000000000000, Size: 8}, "", 1.5},
+	} {
+		var ty probespec.Type
+		if tt.typ != "" {
+			ty = typ(tt.typ)
+		}
+		if got := value(tt.v, ty); got != tt.want {
+			t.Errorf("value(%+v, %q) = %#v, want %#v", tt.v, tt.typ, got, tt.want)
+		}
+	}
+}
+
+func TestOutputEvent(t *testing.T) {
+	p := &probe{target: &target{name: "prog"}, provider: "p", name: "q"}
+	plain := &site{probe: p, args: []argPlan{{}, {typ: probespec.Type{Kind: probespec.Drop}}, {typ: probespec.Type{Kind: probespec.String}}}}
+	named := &site{probe: p, fields: true, args: []argPlan{{name: "n"}, {typ: probespec.Type{Kind: probespec.String}, name: "s"}}}
+	var stdout, stderr bytes.Buffer
+	o := newOutput(&stdout, []*site{plain, named}, log.New(&stderr, "sdtattach: ", 0))
+	ev := bpf.Event{Time: time.Unix(1, 5), PID: 10, TID: 11, CPU: 1, Comm: `a"b`, Args: []bpf.Value{
+		{Kind: bpf.Int, Bits: uint64(1<<64 - 7), Size: 4},
+		{Kind: bpf.Uint, Bits: 9, Size: 8},
+		{Kind: bpf.String, Str: "long\n", Truncated: true, Size: 8},
+	}}
+	if err := o.event(&ev); err != nil {
+		t.Fatal(err)
+	}
+	ev.Site = 1
+	ev.Args = []bpf.Value{{Kind: bpf.NotRead, Size: 8}, {Kind: bpf.String, Str: "<x>", Size: 8}}
+	o.event(&ev)
+	o.event(&ev)
+	o.lostEvents(3)
+	o.lostEvents(3)
+	o.flush()
+	want := `{"ts":1000000005,"pid":10,"tid":11,"comm":"a\"b","cpu":1,"provider":"p","name":"q","args":[-7,"long\n"],"truncated":[1]}
+{"ts":1000000005,"pid":10,"tid":11,"comm":"a\"b","cpu":1,"provider":"p","name":"q","args":[null,"<x>"],"fields":{"n":null,"s":"<x>"}}
+{"ts":1000000005,"pid":10,"tid":11,"comm":"a\"b","cpu":1,"provider":"p","name":"q","args":[null,"<x>"],"fields":{"n":null,"s":"<x>"}}
+{"lost":3}
+`
+	if got := stdout.String(); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+	if n := strings.Count(stderr.String(), "could not be read"); n != 1 {
+		t.Errorf("stderr reports the unreadable argument %d times, want once:\n%s", n, stderr.String())
+	}
+	if p.events != 3 || o.events != 3 {
+		t.Errorf("counts = %d, %d, want 3", p.events, o.events)
+	}
+}
+
+func TestNearMatches(t *testing.T) {
+	names := []string{"demo:start", "demo:tick", "other:tick", "zz:unrelated"}
+	for _, tt := range []struct {
+		provider, name string
+		want           string
+	}{
+		{"demo", "tikc", "demo:tick,demo:start"},
+		{"dmeo", "tick", "demo:tick,other:tick"},
+		{"x", "y", ""},
+		{"*", "tock", "demo:tick,other:tick,demo:start,zz:unrelated"},
+	} {
+		got := strings.Join(nearMatches(tt.provider, tt.name, names, 5), ",")
+		if got != tt.want {
+			t.Errorf("nearMatches(%q, %q) = %q, want %q", tt.provider, tt.name, got, tt.want)
+		}
+	}
+}
+
+// specs parses probe specifications for tests.
+func specs(t *testing.T, ss ...string) []probespec.Spec {
+	t.Helper()
+	var out []probespec.Spec
+	for _, s := range ss {
+		spec, err := probespec.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, spec)
+	}
+	return out
+}
+
+func TestSelectAndPlan(t *testing.T) {
+	ts := &targets{}
+	probes, err := selectProbes(specs(t, demo+":demo:tick(u64)", demo+":demo:*(s8,str)"), ts.fileTargets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) != 2 || probes[0].name != "tick" || len(probes[0].sites) != 2 || probes[1].name != "start" {
+		t.Fatalf("selectProbes = %v", probes)
+	}
+	if len(ts.list) != 1 {
+		t.Errorf("demo opened as %d targets, want 1", len(ts.list))
+	}
+	src, err := os.ReadFile("../../pkg/stapsdt/testdata/demo.d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	provs, err := dtrace.Parse("demo.d", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	atts, sites := plan(probes, providerTypes(provs), log.New(&stderr, "", 0))
+	if len(atts) != 1 || len(atts[0].sites) != 3 || len(sites) != 3 {
+		t.Fatalf("plan = %d attachments, %d sites", len(atts), len(sites))
+	}
+	for i, s := range atts[0].sites {
+		if s.RefCtrOffset == 0 {
+			t.Errorf("site %d has no semaphore", i)
+		}
+	}
+	// tick keeps the types of the first specification that gives some;
+	// start those of the second, before those of the .d file.
+	if got := sites[0].args[0].typ; got != (probespec.Type{Kind: probespec.Int, Size: 8}) {
+		t.Errorf("tick arg 0 = %v", got)
+	}
+	start := sites[2]
+	if start.probe.name != "start" || start.args[0].typ.String() != "s8" || start.args[1].typ.Kind != probespec.String {
+		t.Errorf("start args = %+v", start.args)
+	}
+	if !start.fields || start.args[1].name != "arg1" {
+		t.Errorf("start fields = %v, names %+v", start.fields, start.args)
+	}
+}
+
+func TestSelectNotFound(t *testing.T) {
+	ts := &targets{}
+	_, err := selectProbes(specs(t, demo+":demo:tikc"), ts.fileTargets)
+	if err == nil || !strings.Contains(err.Error(), "near matches: demo:tick") {
+		t.Errorf("selectProbes(tikc) = %v, want near matches", err)
+	}
+	_, err = selectProbes(specs(t, "/nonexistent/x:p:q"), ts.fileTargets)
+	if err == nil {
+		t.Errorf("selectProbes(missing file) = nil error")
+	}
+}
+
+func TestRunWithoutPrivilege(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("requires a user other than root")
+	}
+	err := run([]string{demo + ":demo:tick"}, io.Discard, io.Discard)
+	if !errors.Is(err, bpf.ErrPermission) {
+		t.Errorf("run as euid %d = %v, want %v", os.Geteuid(), err, bpf.ErrPermission)
+	}
+}

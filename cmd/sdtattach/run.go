@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// flushInterval bounds how long an event waits, in the ring buffer and
+// again in the output buffer, before a reader of stdout sees it.
+const flushInterval = 100 * time.Millisecond
+
+// errCount stops the reader once -n events are written.
+var errCount = errors.New("event count reached")
+
+// run attaches to the probes the command line names and streams their
+// events to stdout until a stop condition.
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := log.New(stderr, "sdtattach: ", 0)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// With SIGPIPE caught, a write to a closed pipe fails with EPIPE
+	// instead of killing the process, so that it still detaches cleanly.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+
+	var types typeSource
+	if c.typesFile != "" {
+		if types, err = loadTypes(c.typesFile); err != nil {
+			return err
+		}
+	}
+	ts := &targets{logger: logger}
+	find := ts.fileTargets
+	if c.pid != 0 {
+		pt, err := newProcTargets(c.pid)
+		if err != nil {
+			return err
+		}
+		find = func(s probespec.Spec) ([]*target, error) { return pt.find(ts, s) }
+	}
+	probes, err := selectProbes(c.specs, find)
+	if err != nil {
+		return err
+	}
+	atts, sites := plan(probes, types, logger)
+	if len(sites) == 0 {
+		return errors.New("no probe site can be attached")
+	}
+	prog, err := bpf.Load(&bpf.Options{
+		MaxSites:      len(sites),
+		StringSize:    c.strlen,
+		FlushInterval: flushInterval,
+		PID:           c.pid,
+	})
+	if err != nil {
+		return err
+	}
+	defer prog.Close()
+	for _, a := range atts {
+		if err := prog.Attach(a.target.path, a.sites); err != nil {
+			return err
+		}
+	}
+	if c.attachOnly {
+		return attachOnly(c, stdout, probes, atts)
+	}
+	out := newOutput(stdout, sites, logger)
+	err = stream(ctx, c, prog, out)
+	summary(logger, out, probes)
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
+}
+
+// stream copies events to out until the -n count, the -d duration, a
+// signal, the exit of the -p process, or an error. Events still in the
+// ring buffer when a stop is asked for are written before returning.
+func stream(ctx context.Context, c *config, prog *bpf.Program, out *output) error {
+	var mu sync.Mutex
+	readerDone := make(chan error, 1)
+	go func() {
+		var ev bpf.Event
+		for {
+			if err := prog.Read(&ev); err != nil {
+				readerDone <- err
+				return
+			}
+			mu.Lock()
+			err := out.event(&ev)
+			if err == nil && c.count > 0 && out.events >= c.count {
+				err = errCount
+			}
+			mu.Unlock()
+			if err != nil {
+				readerDone <- err
+				return
+			}
+		}
+	}()
+
+	var timeout <-chan time.Time
+	if c.duration > 0 {
+		t := time.NewTimer(c.duration)
+		defer t.Stop()
+		timeout = t.C
+	}
+	watchCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exited := watchExit(watchCtx, c.pid)
+	tick := time.NewTicker(flushInterval)
+	defer tick.Stop()
+	signaled := ctx.Done()
+	var drain <-chan time.Time
+	startDrain := func() {
+		signaled, timeout, exited = nil, nil, nil
+		if drain == nil {
+			// The ring buffer is polled every flushInterval: two of
+			// them see every event fired before the stop.
+			drain = time.After(2 * flushInterval)
+		}
+	}
+	var result error
+	readerRunning := true
+loop:
+	for {
+		select {
+		case err := <-readerDone:
+			readerRunning = false
+			if !errors.Is(err, errCount) {
+				result = err
+			}
+			break loop
+		case <-tick.C:
+			mu.Lock()
+			err := out.tick(prog)
+			mu.Unlock()
+			if err != nil {
+				result = err
+				break loop
+			}
+		case <-signaled:
+			startDrain()
+		case <-timeout:
+			startDrain()
+		case <-exited:
+			startDrain()
+		case <-drain:
+			break loop
+		}
+	}
+	// The counters live in a map that Close releases.
+	mu.Lock()
+	if n, err := prog.Lost(); err == nil {
+		if err := out.lostEvents(n); err != nil && result == nil {
+			result = err
+		}
+	}
+	mu.Unlock()
+	closeErr := prog.Close()
+	if readerRunning {
+		if err := <-readerDone; !errors.Is(err, bpf.ErrClosed) && !errors.Is(err, errCount) && result == nil {
+			result = err
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if result == nil && closeErr != nil {
+		result = fmt.Errorf("detach: %w", closeErr)
+	}
+	if err := out.flush(); err != nil && result == nil {
+		result = err
+	}
+	return result
+}
+
+// tick reports newly lost events in-band and flushes the output, so that
+// a reader of a pipe sees events while the probes are idle.
+func (o *output) tick(prog *bpf.Program) error {
+	if n, err := prog.Lost(); err == nil {
+		if err := o.lostEvents(n); err != nil {
+			return err
+		}
+	}
+	return o.flush()
+}
+
+// summary prints the event counts on stderr.
+func summary(logger *log.Logger, out *output, probes []*probe) {
+	logger.Printf("%d events, %d lost", out.events, out.lost)
+	for _, p := range probes {
+		logger.Printf("%s:%v: %d events", p.target.name, p, p.events)
+	}
+}

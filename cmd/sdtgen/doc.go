@@ -1,0 +1,103 @@
+/*
+Sdtgen writes x86-64 Linux executables that fire USDT probes with known
+argument values, from a DTrace provider file, with no compiler, assembler
+or linker: test fixtures for tools that read sys/sdt.h probes.
+
+Usage:
+
+	sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] SPEC.d
+
+SPEC.d is a provider file, as systemtap's dtrace reads it:
+
+	provider p {
+		probe q(int, long);
+		probe s(const char *);
+	};
+
+Arguments must be integers, pointers or strings (char *); floating-point
+arguments are not supported.
+
+The flags are:
+
+	-o PROG
+		Write the program to PROG.
+	--pie
+		Write a static position-independent executable (ET_DYN with no
+		interpreter, linked at 0) instead of an ET_EXEC linked at
+		0x400000.
+	--semaphores
+		Give every probe a semaphore, PROVIDER_NAME_semaphore, in section
+		.probes; a probe then fires only while its semaphore is non-zero,
+		as sys/sdt.h's is-enabled probes do.
+	--forms LIST
+		Place the probe arguments in the operand forms of the
+		comma-separated LIST in turn, over all arguments of all sites
+		(default reg):
+			reg  a register, sized as the argument: -4@%edi, 8@%rax, 1@%al
+			mem  a stack slot: -4@-8(%rbp), 8@16(%rsp)
+			sib  base, index and scale: -8@8(%rbx,%rcx,4), 2@44(%rbx,%rcx)
+			rip  a .data slot through a symbol: -4@p_q_site1(%rip),
+			     8@p_q_site1+8(%rip)
+			imm  a constant, the value of iteration 1: -4@$-1000
+		A string argument never takes the imm form (its address is not
+		constant in a PIE); it is placed in a register instead.
+	--sites N
+		Give each probe N sites (default 1).
+	--manifest FILE
+		Write a JSON description of the program to FILE.
+	-help
+		Print the usage and exit.
+
+The program is run as
+
+	PROG [ITERATIONS [INTERVAL_MS]]
+
+and fires every site of every probe once per iteration, in file order, for
+ITERATIONS iterations (default 1; 0 runs until killed), pausing INTERVAL_MS
+milliseconds between iterations (default 100). It exits 0, or 2 with a
+usage message when an argument is not a decimal number. It needs no libc:
+it makes raw system calls.
+
+On iteration k (from 1), integer argument i (from 0) has the value
+k*1000+i, negated when its type is signed, truncated to its size (so an
+unsigned char argument 0 is 1000 mod 256 = 232 on iteration 1). A pointer
+counts as an unsigned 8-byte integer. A string argument i points to the
+string "PROVIDER:NAME:argI". An imm argument is the constant of iteration 1.
+
+With --semaphores, the program prints one line per iteration to standard
+output: the iteration number followed by PROVIDER:NAME of each site that
+fired, separated by spaces, such as "2 p:q p:q" for a probe with two sites.
+Without --semaphores it prints nothing.
+
+The manifest is one JSON object with these fields:
+
+	type           "exec" or "pie"
+	machine        "x86-64"
+	stapsdt_base   address of .stapsdt.base
+	semaphores     whether --semaphores was given
+	value_rule     the value rule above, in words
+	probes         one object per probe, in file order
+
+Each probe has:
+
+	provider, name    as in SPEC.d (and in the notes)
+	semaphore         address of the semaphore (only with --semaphores)
+	semaphore_offset  its file offset: a uprobe's ref_ctr_offset
+	semaphore_symbol  its symbol, PROVIDER_NAME_semaphore
+	args              one object per argument: type (the C type), size,
+	                  signed, string (true for a string) and, for a
+	                  string, value (the string pointed to)
+	sites             one object per site, in note order
+
+Each site has:
+
+	pc         address of the site's nop, as the note records it
+	pc_offset  its file offset: where a uprobe attaches
+	args       the argument string of the note
+	argv       one object per argument: operand (its token in args),
+	           form (reg, mem, sib, rip or imm) and, for imm, value
+
+The notes are laid out exactly as sys/sdt.h lays them out, one per site, in
+the order of the manifest's sites.
+*/
+package main

@@ -1,0 +1,393 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"strings"
+
+	"github.com/sdtkit/sdtkit/pkg/elfwriter"
+)
+
+// options are what the generated program looks like.
+type options struct {
+	typ        elfwriter.Type
+	semaphores bool
+	forms      []form
+	sites      int
+}
+
+// defaultInterval is the pause between iterations, in milliseconds, when
+// the program is not given INTERVAL_MS.
+const defaultInterval = 100
+
+// regPool are the registers reg arguments are placed in, in the order gcc
+// passes arguments; %rbx and %rcx are kept for sib operands, %rsp and %rbp
+// for mem operands.
+var regPool = []elfwriter.Reg{elfwriter.RDI, elfwriter.RSI, elfwriter.RDX, elfwriter.RAX, elfwriter.R8, elfwriter.R9, elfwriter.R10, elfwriter.R11, elfwriter.R12, elfwriter.R13, elfwriter.R14, elfwriter.R15}
+
+// sibScales are the scales sib operands use in turn.
+var sibScales = []int{4, 8, 1, 2}
+
+// sibIndex is the value of the index register (%rcx) of sib operands.
+const sibIndex = 2
+
+// frameSize is the stack space below %rbp that holds mem operands.
+const frameSize = 512
+
+// generator builds the program.
+type generator struct {
+	opts options
+	f    *elfwriter.File
+
+	iter, iters, interval, k1000, ts, numbuf, sibArea elfwriter.Label
+	printNum, atoi                                    elfwriter.Label
+	usage                                             elfwriter.Label
+
+	nextForm int // the form of the next argument, in turn over all sites
+	nsites   int
+	man      *manifest
+	sites    []*siteRecord // to fill in addresses after linking
+}
+
+// siteRecord links a manifest site to its nop.
+type siteRecord struct {
+	ms *manifestSite
+	pc elfwriter.Label
+}
+
+// generate writes the program firing probes and returns it with its
+// manifest.
+func generate(probes []*probe, opts options) (*elfwriter.Image, *manifest, error) {
+	if len(opts.forms) == 0 {
+		opts.forms = []form{formReg}
+	}
+	if opts.sites < 1 {
+		opts.sites = 1
+	}
+	g := &generator{opts: opts, f: elfwriter.New(opts.typ), man: newManifest(opts)}
+	for _, p := range probes {
+		if err := p.check(); err != nil {
+			return nil, nil, err
+		}
+	}
+	g.data()
+	start := g.f.Func("_start")
+	g.f.SetEntry(start)
+	g.start(probes)
+	g.f.End(start)
+	g.helpers()
+
+	im, err := g.f.Link()
+	if err != nil {
+		return nil, nil, err
+	}
+	g.man.Base = im.Base
+	for _, s := range g.sites {
+		s.ms.PC = im.Addr(s.pc)
+		s.ms.PCOffset = im.Offset(s.pc)
+	}
+	for i := range g.man.Probes {
+		mp := &g.man.Probes[i]
+		if mp.sema != 0 {
+			mp.Semaphore = im.Addr(mp.sema)
+			mp.SemaphoreOffset = im.Offset(mp.sema)
+		}
+	}
+	return im, g.man, nil
+}
+
+func (g *generator) data() {
+	f := g.f
+	g.iter = f.Data("", make([]byte, 8), 8)
+	g.iters = f.Data("", make([]byte, 8), 8)
+	g.interval = f.Data("", make([]byte, 8), 8)
+	g.k1000 = f.Data("", make([]byte, 8), 8)
+	g.ts = f.Data("", make([]byte, 16), 8)
+	g.numbuf = f.Data("", make([]byte, 24), 8)
+	g.sibArea = f.Data("", make([]byte, 16*(maxArgs+1)), 8)
+	g.usage = f.Data("", []byte(usageLine), 1)
+	g.printNum = f.NewLabel("")
+	g.atoi = f.NewLabel("")
+}
+
+const usageLine = "usage: PROG [ITERATIONS [INTERVAL_MS]]\n"
+
+// start emits _start: argument parsing and the iteration loop.
+func (g *generator) start(probes []*probe) {
+	f := g.f
+	f.MovReg(elfwriter.RSP, elfwriter.RBP)
+	f.AddImm(elfwriter.RSP, -frameSize)
+	f.MovImm(elfwriter.RAX, 1)
+	f.StoreRIP(elfwriter.RAX, g.iters, 0)
+	f.MovImm(elfwriter.RAX, defaultInterval)
+	f.StoreRIP(elfwriter.RAX, g.interval, 0)
+	argsDone := f.NewLabel("")
+	for i, dst := range []elfwriter.Label{g.iters, g.interval} {
+		f.Load(elfwriter.RAX, elfwriter.RBP, 0) // argc
+		f.CmpImm(elfwriter.RAX, int32(i+2))
+		f.J(elfwriter.CondB, argsDone)
+		f.Load(elfwriter.RSI, elfwriter.RBP, int32(8*(i+2))) // argv[i+1]
+		f.Call(g.atoi)
+		f.StoreRIP(elfwriter.RAX, dst, 0)
+	}
+	f.Bind(argsDone)
+	// The timespec of nanosleep: interval/1000 s, interval%1000 ms.
+	f.LoadRIP(elfwriter.RAX, g.interval, 0)
+	f.XorReg(elfwriter.RDX, elfwriter.RDX)
+	f.MovImm(elfwriter.RCX, 1000)
+	f.Div(elfwriter.RCX)
+	f.StoreRIP(elfwriter.RAX, g.ts, 0)
+	f.MulImm(elfwriter.RDX, 1000000)
+	f.StoreRIP(elfwriter.RDX, g.ts, 8)
+	f.XorReg(elfwriter.RAX, elfwriter.RAX)
+	f.StoreRIP(elfwriter.RAX, g.iter, 0)
+
+	loop := f.Here("")
+	f.LoadRIP(elfwriter.RAX, g.iter, 0)
+	f.AddImm(elfwriter.RAX, 1)
+	f.StoreRIP(elfwriter.RAX, g.iter, 0)
+	f.MulImm(elfwriter.RAX, 1000)
+	f.StoreRIP(elfwriter.RAX, g.k1000, 0)
+	if g.opts.semaphores {
+		f.LoadRIP(elfwriter.RAX, g.iter, 0)
+		f.Call(g.printNum)
+	}
+	for _, p := range probes {
+		g.probe(p)
+	}
+	if g.opts.semaphores {
+		g.write(1, f.Data("", []byte("\n"), 1), 1)
+	}
+	exit, sleep := f.NewLabel(""), f.NewLabel("")
+	f.LoadRIP(elfwriter.RAX, g.iters, 0)
+	f.TestReg(elfwriter.RAX, elfwriter.RAX)
+	f.J(elfwriter.CondE, sleep) // 0 iterations: until killed
+	f.LoadRIP(elfwriter.RCX, g.iter, 0)
+	f.CmpReg(elfwriter.RAX, elfwriter.RCX)
+	f.J(elfwriter.CondAE, exit)
+	f.Bind(sleep)
+	f.LoadRIP(elfwriter.RAX, g.interval, 0)
+	f.TestReg(elfwriter.RAX, elfwriter.RAX)
+	f.J(elfwriter.CondE, loop)
+	f.MovImm(elfwriter.RAX, 35) // nanosleep
+	f.LeaRIP(elfwriter.RDI, g.ts, 0)
+	f.XorReg(elfwriter.RSI, elfwriter.RSI)
+	f.Syscall()
+	f.Jmp(loop)
+	f.Bind(exit)
+	g.exit(0)
+}
+
+func (g *generator) exit(status int64) {
+	g.f.MovImm(elfwriter.RAX, 231) // exit_group
+	g.f.MovImm(elfwriter.RDI, status)
+	g.f.Syscall()
+}
+
+// write emits write(fd, buf, n).
+func (g *generator) write(fd int64, buf elfwriter.Label, n int64) {
+	f := g.f
+	f.MovImm(elfwriter.RAX, 1)
+	f.MovImm(elfwriter.RDI, fd)
+	f.LeaRIP(elfwriter.RSI, buf, 0)
+	f.MovImm(elfwriter.RDX, n)
+	f.Syscall()
+}
+
+// helpers emits the subroutines: atoi (string at %rsi to %rax, exiting
+// with status 2 on a non-digit) and printNum (%rax in decimal to stdout).
+func (g *generator) helpers() {
+	f := g.f
+	f.Bind(g.atoi)
+	f.XorReg(elfwriter.RAX, elfwriter.RAX)
+	loop, done, bad := f.Here(""), f.NewLabel(""), f.NewLabel("")
+	f.LoadByte(elfwriter.RCX, elfwriter.RSI, 0)
+	f.TestReg(elfwriter.RCX, elfwriter.RCX)
+	f.J(elfwriter.CondE, done)
+	f.AddImm(elfwriter.RCX, -'0')
+	f.CmpImm(elfwriter.RCX, 9)
+	f.J(elfwriter.CondA, bad)
+	f.MulImm(elfwriter.RAX, 10)
+	f.AddReg(elfwriter.RCX, elfwriter.RAX)
+	f.AddImm(elfwriter.RSI, 1)
+	f.Jmp(loop)
+	f.Bind(done)
+	f.Ret()
+	f.Bind(bad)
+	g.write(2, g.usage, int64(len(usageLine)))
+	g.exit(2)
+
+	f.Bind(g.printNum)
+	f.LeaRIP(elfwriter.RSI, g.numbuf, 24)
+	f.MovReg(elfwriter.RSI, elfwriter.R8)
+	f.MovImm(elfwriter.RCX, 10)
+	digit := f.Here("")
+	f.XorReg(elfwriter.RDX, elfwriter.RDX)
+	f.Div(elfwriter.RCX)
+	f.AddImm(elfwriter.RDX, '0')
+	f.AddImm(elfwriter.RSI, -1)
+	f.StoreByte(elfwriter.RDX, elfwriter.RSI, 0)
+	f.TestReg(elfwriter.RAX, elfwriter.RAX)
+	f.J(elfwriter.CondNE, digit)
+	f.MovReg(elfwriter.R8, elfwriter.RDX)
+	f.SubReg(elfwriter.RSI, elfwriter.RDX)
+	f.MovImm(elfwriter.RAX, 1)
+	f.MovImm(elfwriter.RDI, 1)
+	f.Syscall()
+	f.Ret()
+}
+
+// probe emits every site of p.
+func (g *generator) probe(p *probe) {
+	f := g.f
+	mp := manifestProbe{Provider: p.provider, Name: p.name}
+	for i, a := range p.args {
+		mp.Args = append(mp.Args, manifestType{Type: a.ctype, Size: a.size, Signed: a.signed, String: a.str})
+		if a.str {
+			s := fmt.Sprintf("%s:%s:arg%d", p.provider, p.name, i)
+			mp.Args[i].label = f.Data("", append([]byte(s), 0), 1)
+			mp.Args[i].Value = s
+		}
+	}
+	if g.opts.semaphores {
+		mp.SemaphoreSymbol = p.provider + "_" + p.name + "_semaphore"
+		mp.sema = f.Semaphore(mp.SemaphoreSymbol)
+	}
+	fired := f.Data("", []byte(" "+p.String()), 1)
+	mp.Sites = make([]manifestSite, g.opts.sites)
+	for s := range mp.Sites {
+		g.site(p, &mp, &mp.Sites[s], fired)
+	}
+	g.man.Probes = append(g.man.Probes, mp)
+}
+
+// site emits one probe site: the semaphore test, the arguments, the nop.
+func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired elfwriter.Label) {
+	f := g.f
+	g.nsites++
+	skip := f.NewLabel("")
+	if mp.sema != 0 {
+		f.CmpwRIPZero(mp.sema)
+		f.J(elfwriter.CondE, skip)
+	}
+	forms := make([]form, len(p.args))
+	var sib, rip bool
+	for i, a := range p.args {
+		forms[i] = g.opts.forms[g.nextForm%len(g.opts.forms)]
+		g.nextForm++
+		if forms[i] == formImm && a.str {
+			// An address is no constant in a PIE.
+			forms[i] = formReg
+		}
+		sib = sib || forms[i] == formSIB
+		rip = rip || forms[i] == formRIP
+	}
+	var ripSym elfwriter.Label
+	var ripName string
+	if rip {
+		ripName = fmt.Sprintf("%s_%s_site%d", p.provider, p.name, g.nsites)
+		ripSym = f.Data(ripName, make([]byte, 8*maxArgs), 8)
+	}
+	if sib {
+		f.LeaRIP(elfwriter.RBX, g.sibArea, 0)
+		f.MovImm(elfwriter.RCX, sibIndex)
+	}
+	// Values in memory are stored through %rax first; registers are
+	// loaded last, so that the stores cannot clobber them.
+	ms.Argv = make([]manifestArg, len(p.args))
+	var operands []string
+	for pass := 0; pass < 2; pass++ {
+		for i, a := range p.args {
+			if (forms[i] == formReg) != (pass == 1) {
+				continue
+			}
+			ma := &ms.Argv[i]
+			ma.Form = forms[i].String()
+			var loc string
+			switch forms[i] {
+			case formReg:
+				r := regPool[(i+g.nsites-1)%len(regPool)]
+				g.load(r, a, mp.Args[i], i)
+				loc = r.Name(a.size)
+			case formMem:
+				g.load(elfwriter.RAX, a, mp.Args[i], i)
+				base, disp := elfwriter.RBP, int32(-8*(i+1))
+				if i%2 == 1 {
+					base, disp = elfwriter.RSP, int32(8*i)
+				}
+				f.Store(elfwriter.RAX, base, disp)
+				loc = memOperand(disp, base)
+			case formSIB:
+				g.load(elfwriter.RAX, a, mp.Args[i], i)
+				scale := sibScales[i%len(sibScales)]
+				disp := int32(16*(i+1) - sibIndex*scale)
+				f.Store(elfwriter.RAX, elfwriter.RBX, int32(16*(i+1)))
+				loc = offset(disp) + "(%rbx,%rcx)" // gcc leaves out a scale of 1
+				if scale != 1 {
+					loc = fmt.Sprintf("%s(%%rbx,%%rcx,%d)", offset(disp), scale)
+				}
+			case formRIP:
+				g.load(elfwriter.RAX, a, mp.Args[i], i)
+				f.StoreRIP(elfwriter.RAX, ripSym, int64(8*i))
+				loc = ripName + "(%rip)"
+				if i > 0 {
+					loc = fmt.Sprintf("%s+%d(%%rip)", ripName, 8*i)
+				}
+			case formImm:
+				v := a.value(1, i)
+				ma.Value = &v
+				loc = "$" + strconv.FormatInt(v, 10)
+			}
+			ma.Operand = sizePrefix(a) + loc
+		}
+	}
+	for _, ma := range ms.Argv {
+		operands = append(operands, ma.Operand)
+	}
+	pc := f.Nop()
+	args := strings.Join(operands, " ")
+	ms.Args = args
+	f.AddNote(elfwriter.Note{Provider: p.provider, Name: p.name, Args: args, PC: pc, Semaphore: mp.sema})
+	g.sites = append(g.sites, &siteRecord{ms: ms, pc: pc})
+	if mp.sema != 0 {
+		g.write(1, fired, int64(len(p.String())+1))
+	}
+	f.Bind(skip)
+}
+
+// load emits the loading of argument i's value on the current iteration
+// into r.
+func (g *generator) load(r elfwriter.Reg, a argType, mt manifestType, i int) {
+	f := g.f
+	if a.str {
+		f.LeaRIP(r, mt.label, 0)
+		return
+	}
+	f.LoadRIP(r, g.k1000, 0)
+	if i != 0 {
+		f.AddImm(r, int32(i))
+	}
+	if a.signed {
+		f.Neg(r)
+	}
+}
+
+func sizePrefix(a argType) string {
+	if a.signed {
+		return fmt.Sprintf("-%d@", a.size)
+	}
+	return fmt.Sprintf("%d@", a.size)
+}
+
+// offset writes a displacement as gcc does: nothing for 0.
+func offset(d int32) string {
+	if d == 0 {
+		return ""
+	}
+	return strconv.Itoa(int(d))
+}
+
+func memOperand(disp int32, base elfwriter.Reg) string {
+	return offset(disp) + "(" + base.Name(8) + ")"
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/sdtkit/sdtkit/pkg/elfwriter"
+)
+
+// valueRule is the manifest's statement of the argument values; doc.go
+// says the same.
+const valueRule = "on iteration k (from 1), integer argument i (from 0) is k*1000+i, " +
+	"negated when signed, truncated to its size; a string argument points to " +
+	"\"PROVIDER:NAME:argI\"; an imm argument is the constant of iteration 1"
+
+// A manifest describes a generated program; doc.go specifies the fields.
+type manifest struct {
+	Type       string          `json:"type"`
+	Machine    string          `json:"machine"`
+	Base       uint64          `json:"stapsdt_base"`
+	Semaphores bool            `json:"semaphores"`
+	ValueRule  string          `json:"value_rule"`
+	Probes     []manifestProbe `json:"probes"`
+}
+
+type manifestProbe struct {
+	Provider        string         `json:"provider"`
+	Name            string         `json:"name"`
+	Semaphore       uint64         `json:"semaphore,omitempty"`
+	SemaphoreOffset uint64         `json:"semaphore_offset,omitempty"`
+	SemaphoreSymbol string         `json:"semaphore_symbol,omitempty"`
+	Args            []manifestType `json:"args"`
+	Sites           []manifestSite `json:"sites"`
+
+	sema elfwriter.Label
+}
+
+type manifestType struct {
+	Type   string `json:"type"`
+	Size   int    `json:"size"`
+	Signed bool   `json:"signed"`
+	String bool   `json:"string,omitempty"`
+	Value  string `json:"value,omitempty"` // the string pointed to
+
+	label elfwriter.Label
+}
+
+type manifestSite struct {
+	PC       uint64        `json:"pc"`
+	PCOffset uint64        `json:"pc_offset"`
+	Args     string        `json:"args"`
+	Argv     []manifestArg `json:"argv"`
+}
+
+type manifestArg struct {
+	Operand string `json:"operand"`
+	Form    string `json:"form"`
+	Value   *int64 `json:"value,omitempty"` // imm only
+}
+
+func newManifest(opts options) *manifest {
+	return &manifest{
+		Type:       opts.typ.String(),
+		Machine:    "x86-64",
+		Semaphores: opts.semaphores,
+		ValueRule:  valueRule,
+		Probes:     []manifestProbe{},
+	}
+}
+
+func (m *manifest) write(w io.Writer) error {
+	b, err := json.MarshalIndent(m, "", "\t")
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

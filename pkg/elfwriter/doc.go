@@ -1,0 +1,23 @@
+// Package elfwriter writes small x86-64 Linux executables carrying USDT
+// probes, byte by byte, with no compiler, assembler or linker.
+//
+// A File collects machine code in .text, initialized data in .data, 2-byte
+// probe semaphores in .probes, and one stapsdt note per probe site. Link
+// lays the sections out and returns an Image: the bytes of the ELF file and
+// the final address and file offset of every Label.
+//
+// Two kinds of file are written: Exec, an ET_EXEC executable at a fixed
+// address (0x400000 by default), and PIE, a static position-independent
+// executable (ET_DYN with no interpreter and no dynamic section, linked at
+// 0). Both have one read-only executable PT_LOAD segment (headers, .text and
+// .stapsdt.base) and one writable PT_LOAD segment (.probes and .data), plus
+// PT_GNU_STACK. The stapsdt notes are not allocated, as with sys/sdt.h, so
+// there is no PT_NOTE. Code refers to data only RIP-relative (see the
+// instruction methods of File), so a PIE needs no relocations.
+//
+// Each note has exactly the layout sys/sdt.h gives it: owner "stapsdt", type
+// 3, then the 8-byte addresses of the probe's nop, of .stapsdt.base and of
+// the semaphore (0 for none), then provider, name and argument string, each
+// NUL-terminated, padded to 4 bytes. .stapsdt.base is the one byte section
+// sys/sdt.h defines, with its local symbol _.stapsdt.base.
+package elfwriter

@@ -1,0 +1,159 @@
+package elfwriter
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Type is the kind of executable a File becomes.
+type Type int
+
+const (
+	// Exec is an ET_EXEC executable linked at a fixed address.
+	Exec Type = iota
+	// PIE is a static position-independent executable: ET_DYN with no
+	// interpreter, linked at 0 and placed anywhere by the kernel.
+	PIE
+)
+
+func (t Type) String() string {
+	switch t {
+	case Exec:
+		return "exec"
+	case PIE:
+		return "pie"
+	}
+	return fmt.Sprintf("Type(%d)", int(t))
+}
+
+// DefaultExecBase is the address an Exec file is linked at unless
+// File.Base says otherwise; it is what GNU ld uses on x86-64.
+const DefaultExecBase = 0x400000
+
+// section identifies where a Label lives.
+type section uint8
+
+const (
+	secNone section = iota
+	secText
+	secData
+	secProbes
+	secBase // .stapsdt.base
+)
+
+// A Label is a location in .text, .data or .probes, resolved by Link. The
+// zero Label is no location: as a note's semaphore it means none.
+type Label int
+
+type label struct {
+	name   string // "" for a label that is not in .symtab
+	sec    section
+	off    uint64
+	size   uint64
+	global bool
+	bound  bool
+}
+
+// A Note describes one probe site. Args is the argument string exactly as
+// it is to appear in the note, such as "-4@%edi 8@-16(%rbp)".
+type Note struct {
+	Provider  string
+	Name      string
+	Args      string
+	PC        Label // the probe's nop
+	Semaphore Label // 0 for none
+}
+
+// fixup is a 32-bit PC-relative displacement at text offset off, to be
+// resolved as target+addend minus the address of the instruction end.
+type fixup struct {
+	off    int
+	end    int
+	target Label
+	addend int64
+}
+
+// A File is an executable under construction.
+type File struct {
+	Type Type
+	// Base is the link address of the file's first byte; Link uses
+	// DefaultExecBase for Exec and 0 for PIE when it is 0.
+	Base uint64
+
+	text   []byte
+	data   []byte
+	probes []byte
+	labels []label // labels[0] is the zero Label
+	fixups []fixup
+	notes  []Note
+	entry  Label
+}
+
+// New returns an empty File of type t.
+func New(t Type) *File {
+	return &File{Type: t, labels: make([]label, 1)}
+}
+
+// ErrUnbound is returned by Link for a Label that was used but never bound.
+var ErrUnbound = errors.New("label not bound")
+
+// NewLabel returns a Label to be bound later to a position in .text with
+// Bind. A non-empty name puts it in the symbol table.
+func (f *File) NewLabel(name string) Label {
+	f.labels = append(f.labels, label{name: name, sec: secText})
+	return Label(len(f.labels) - 1)
+}
+
+// Bind binds l to the current end of .text.
+func (f *File) Bind(l Label) {
+	f.labels[l].off = uint64(len(f.text))
+	f.labels[l].bound = true
+}
+
+// Here returns a new Label bound to the current end of .text.
+func (f *File) Here(name string) Label {
+	l := f.NewLabel(name)
+	f.Bind(l)
+	return l
+}
+
+// Func binds l as a global function symbol starting here; End sets its size.
+func (f *File) Func(name string) Label {
+	l := f.Here(name)
+	f.labels[l].global = true
+	return l
+}
+
+// End sets the size of the text symbol l to reach the current end of .text.
+func (f *File) End(l Label) {
+	f.labels[l].size = uint64(len(f.text)) - f.labels[l].off
+}
+
+// SetEntry makes l the entry point.
+func (f *File) SetEntry(l Label) { f.entry = l }
+
+// Data appends b to .data, aligned to align bytes, and returns its Label. A
+// non-empty name gives it a local object symbol.
+func (f *File) Data(name string, b []byte, align int) Label {
+	for len(f.data)%align != 0 {
+		f.data = append(f.data, 0)
+	}
+	f.labels = append(f.labels, label{name: name, sec: secData, off: uint64(len(f.data)), size: uint64(len(b)), bound: true})
+	f.data = append(f.data, b...)
+	return Label(len(f.labels) - 1)
+}
+
+// Semaphore appends a 2-byte probe semaphore to .probes and returns its
+// Label; name, as sys/sdt.h has it PROVIDER_NAME_semaphore, becomes a
+// global object symbol.
+func (f *File) Semaphore(name string) Label {
+	f.labels = append(f.labels, label{name: name, sec: secProbes, off: uint64(len(f.probes)), size: 2, global: true, bound: true})
+	f.probes = append(f.probes, 0, 0)
+	return Label(len(f.labels) - 1)
+}
+
+// AddNote adds the stapsdt note of one probe site.
+func (f *File) AddNote(n Note) { f.notes = append(f.notes, n) }
+
+// Len returns the current size of .text.
+func (f *File) Len() int { return len(f.text) }
