@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -25,22 +26,10 @@ hex, or _ to drop the argument.
 Flags:
 `
 
-// errUsage tells main to exit with status 2; the message has already been
-// printed.
-var errUsage = errors.New("usage")
-
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("sdtattach: ")
-	switch err := run(os.Args[1:], os.Stdout, os.Stderr); {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	default:
-		log.Print(err)
-		os.Exit(1)
-	}
+	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // config is the parsed command line.
@@ -75,7 +64,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, errUsage
+			return nil, cli.ErrUsage
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -86,7 +75,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	}
 	usage := func(format string, a ...any) (*config, error) {
 		fmt.Fprintf(stderr, "sdtattach: "+format+"\n", a...)
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	set := make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -102,7 +91,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if len(probes) == 0 {
 		fmt.Fprint(stderr, "sdtattach: no PROBE\n")
 		fs.Usage()
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	for _, a := range probes {
 		s, err := probespec.Parse(a)

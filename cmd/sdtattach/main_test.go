@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -28,13 +29,13 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"x:p:q", "-n", "3", "-d", "1s", "y:p:*(str,_)"}, nil, ""},
 		{[]string{"-p", "1", "p:q"}, nil, ""},
 		{[]string{"-h"}, flag.ErrHelp, "usage: sdtattach"},
-		{[]string{}, errUsage, "no PROBE"},
-		{[]string{"p:q"}, errUsage, "PROVIDER:NAME needs -p PID"},
-		{[]string{"-p", "0", "p:q"}, errUsage, "not a process ID"},
-		{[]string{"-d", "-1s", "x:p:q"}, errUsage, "not a positive duration"},
-		{[]string{"--strlen", "300", "x:p:q"}, errUsage, "--strlen 300: not in [1, 254]"},
-		{[]string{"x:p:q(int)"}, errUsage, `unknown type "int"`},
-		{[]string{"-x", "x:p:q"}, errUsage, "flag provided but not defined"},
+		{[]string{}, cli.ErrUsage, "no PROBE"},
+		{[]string{"p:q"}, cli.ErrUsage, "PROVIDER:NAME needs -p PID"},
+		{[]string{"-p", "0", "p:q"}, cli.ErrUsage, "not a process ID"},
+		{[]string{"-d", "-1s", "x:p:q"}, cli.ErrUsage, "not a positive duration"},
+		{[]string{"--strlen", "300", "x:p:q"}, cli.ErrUsage, "--strlen 300: not in [1, 254]"},
+		{[]string{"x:p:q(int)"}, cli.ErrUsage, `unknown type "int"`},
+		{[]string{"-x", "x:p:q"}, cli.ErrUsage, "flag provided but not defined"},
 	} {
 		var stderr bytes.Buffer
 		_, err := parseArgs(tt.args, &stderr)

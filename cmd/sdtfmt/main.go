@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
 )
 
 const usageText = `usage: sdtfmt [-f 'PROBE=FORMAT']... [--time abs|rel|none] [FILE...]
@@ -25,27 +27,10 @@ KEY is pid, tid, comm, argN (from 0) or the name of a --types field.
 Flags:
 `
 
-// errUsage and errFailed tell main which exit status to use; the message
-// has already been printed when they are returned.
-var (
-	errUsage  = errors.New("usage")
-	errFailed = errors.New("failed")
-)
-
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("sdtfmt: ")
-	switch err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case errors.Is(err, errFailed):
-		os.Exit(1)
-	default:
-		log.Print(err)
-		os.Exit(1)
-	}
+	cli.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // config is the parsed command line.
@@ -91,12 +76,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	c.files = fs.Args()
 	usage := func(format string, a ...any) (*config, error) {
 		fmt.Fprintf(stderr, "sdtfmt: "+format+"\n", a...)
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	var err error
 	if c.time, err = parseTimeStyle(timeFlag); err != nil {

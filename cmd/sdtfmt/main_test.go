@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
 )
 
 const events = `{"ts":1000000000,"pid":42,"tid":42,"comm":"demo","cpu":0,"provider":"demo","name":"start","args":[7]}
@@ -24,27 +26,27 @@ func TestRunExitKinds(t *testing.T) {
 		stderr string
 	}{
 		{nil, events, nil, "demo:end", ""},
-		{nil, events + "junk\n", errFailed, "demo:end", "sdtfmt: line 3: invalid character"},
-		{nil, events + `{"provider":"demo"`, errFailed, "demo:end", "sdtfmt: line 3 (truncated): "},
+		{nil, events + "junk\n", cli.ErrFailed, "demo:end", "sdtfmt: line 3: invalid character"},
+		{nil, events + `{"provider":"demo"`, cli.ErrFailed, "demo:end", "sdtfmt: line 3 (truncated): "},
 		{[]string{"-c"}, events + `{"lost":2}` + "\n", nil, "demo:end", "sdtfmt: lost 2 events"},
-		{[]string{"nosuchfile", "-"}, events, errFailed, "demo:end", "sdtfmt: open nosuchfile: no such file"},
+		{[]string{"nosuchfile", "-"}, events, cli.ErrFailed, "demo:end", "sdtfmt: open nosuchfile: no such file"},
 		{[]string{"-h"}, "", flag.ErrHelp, "", "usage: sdtfmt"},
-		{[]string{"-x"}, "", errUsage, "", "flag provided but not defined"},
-		{[]string{"--time", "utc"}, "", errUsage, "", "--time utc: want abs, rel or none"},
-		{[]string{"-c", "--hist", "arg0"}, "", errUsage, "", "exclude each other"},
-		{[]string{"--hist", "a.b"}, "", errUsage, "", "--hist a.b: want pid"},
-		{[]string{"--latency", "start"}, "", errUsage, "", "want START,END[,KEY]"},
-		{[]string{"--latency", "a,b", "--by", "pid"}, "", errUsage, "", "--by does not apply"},
-		{[]string{"--interval", "1s"}, "", errUsage, "", "--interval needs"},
-		{[]string{"-c", "-f", "x=%d"}, "", errUsage, "", "-f formats the per-event view"},
-		{[]string{"-f", "x=%z"}, "", errUsage, "unknown verb", "unknown verb"},
+		{[]string{"-x"}, "", cli.ErrUsage, "", "flag provided but not defined"},
+		{[]string{"--time", "utc"}, "", cli.ErrUsage, "", "--time utc: want abs, rel or none"},
+		{[]string{"-c", "--hist", "arg0"}, "", cli.ErrUsage, "", "exclude each other"},
+		{[]string{"--hist", "a.b"}, "", cli.ErrUsage, "", "--hist a.b: want pid"},
+		{[]string{"--latency", "start"}, "", cli.ErrUsage, "", "want START,END[,KEY]"},
+		{[]string{"--latency", "a,b", "--by", "pid"}, "", cli.ErrUsage, "", "--by does not apply"},
+		{[]string{"--interval", "1s"}, "", cli.ErrUsage, "", "--interval needs"},
+		{[]string{"-c", "-f", "x=%d"}, "", cli.ErrUsage, "", "-f formats the per-event view"},
+		{[]string{"-f", "x=%z"}, "", cli.ErrUsage, "unknown verb", "unknown verb"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)
-		if !errors.Is(err, tt.want) || !strings.Contains(stdout.String(), tt.stdout) && tt.want != errUsage || !strings.Contains(stderr.String(), tt.stderr) {
+		if !errors.Is(err, tt.want) || !strings.Contains(stdout.String(), tt.stdout) && tt.want != cli.ErrUsage || !strings.Contains(stderr.String(), tt.stderr) {
 			t.Errorf("run(%q) = %v\nstdout:\n%s\nstderr:\n%s\nwant %v, stdout with %q, stderr with %q", tt.args, err, &stdout, &stderr, tt.want, tt.stdout, tt.stderr)
 		}
-		if tt.want == errUsage && stdout.Len() > 0 {
+		if tt.want == cli.ErrUsage && stdout.Len() > 0 {
 			t.Errorf("run(%q) wrote %q on stdout", tt.args, &stdout)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
@@ -37,7 +38,7 @@ type formatter struct {
 }
 
 // run formats the inputs the command line names. Bad lines and unreadable
-// files are reported on stderr and turn into errFailed at the end.
+// files are reported on stderr and turn into cli.ErrFailed at the end.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	c, err := parseArgs(args, stderr)
 	if err != nil {
@@ -93,7 +94,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if failed {
-		return errFailed
+		return cli.ErrFailed
 	}
 	return nil
 }

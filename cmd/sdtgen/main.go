@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 )
 
@@ -23,15 +24,7 @@ Flags:
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("sdtgen: ")
-	switch err := run(os.Args[1:], os.Stdout, os.Stderr); {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	default:
-		log.Print(err)
-		os.Exit(1)
-	}
+	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // config is the parsed command line.
@@ -62,12 +55,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	usage := func(format string, a ...any) (*config, error) {
 		fmt.Fprintf(stderr, "sdtgen: "+format+"\n", a...)
 		fs.Usage()
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	if fs.NArg() != 1 {
 		return usage("want one SPEC.d, have %d arguments", fs.NArg())

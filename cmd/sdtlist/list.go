@@ -7,12 +7,13 @@ import (
 	"io"
 	"log"
 
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 // run lists the probes the command line asks for. Problems with single
-// files are reported on stderr and turn into errFailed at the end.
+// files are reported on stderr and turn into cli.ErrFailed at the end.
 func run(args []string, stdout, stderr io.Writer) error {
 	c, err := parseArgs(args, stderr)
 	if err != nil {
@@ -45,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("write: %w", err)
 	}
 	if failed {
-		return errFailed
+		return cli.ErrFailed
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"log"
 	"os"
 	"strings"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
 )
 
 const usageText = `usage: sdtlist [-t] FILE... [PATTERN...]
@@ -22,27 +24,10 @@ a pattern without ':' matches the probe name.
 Flags:
 `
 
-// errUsage and errFailed tell main which exit status to use; the message
-// has already been printed when they are returned.
-var (
-	errUsage  = errors.New("usage")
-	errFailed = errors.New("failed")
-)
-
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("sdtlist: ")
-	switch err := run(os.Args[1:], os.Stdout, os.Stderr); {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case errors.Is(err, errFailed):
-		os.Exit(1)
-	default:
-		log.Print(err)
-		os.Exit(1)
-	}
+	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // config is the parsed command line.
@@ -67,23 +52,23 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	pidSet := false
 	fs.Visit(func(f *flag.Flag) { pidSet = pidSet || f.Name == "p" })
 	if pidSet && c.pid <= 0 {
 		fmt.Fprintf(stderr, "sdtlist: -p %d: not a process ID\n", c.pid)
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	for _, a := range fs.Args() {
 		if pidSet && strings.Contains(a, "/") {
 			fmt.Fprintf(stderr, "sdtlist: %q: with -p, arguments are PROVIDER:NAME patterns\n", a)
-			return nil, errUsage
+			return nil, cli.ErrUsage
 		}
 		if pat, ok := parsePattern(a, pidSet); ok {
 			if err := pat.valid(); err != nil {
 				fmt.Fprintf(stderr, "sdtlist: %q: %v\n", a, err)
-				return nil, errUsage
+				return nil, cli.ErrUsage
 			}
 			c.patterns = append(c.patterns, pat)
 			continue
@@ -93,7 +78,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if !pidSet && len(c.files) == 0 {
 		fmt.Fprint(stderr, "sdtlist: no FILE and no -p PID\n")
 		fs.Usage()
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	return &c, nil
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
 )
 
 const demo = "../../pkg/stapsdt/testdata/demo"
@@ -70,14 +72,14 @@ func TestRunExitKinds(t *testing.T) {
 		{[]string{demo, "demo:tick"}, nil, 2, ""},
 		{[]string{demo, "*:st*"}, nil, 1, ""},
 		{[]string{demo, "nomatch:*"}, nil, 0, ""},
-		{[]string{bad, demo}, errFailed, 3, "sdtlist: " + bad + ": not an ELF file"},
-		{[]string{dir, demo}, errFailed, 3, "is a directory"},
+		{[]string{bad, demo}, cli.ErrFailed, 3, "sdtlist: " + bad + ": not an ELF file"},
+		{[]string{dir, demo}, cli.ErrFailed, 3, "is a directory"},
 		{[]string{"-h"}, flag.ErrHelp, 0, "usage: sdtlist"},
-		{[]string{"-x", demo}, errUsage, 0, "flag provided but not defined"},
-		{[]string{}, errUsage, 0, "no FILE and no -p PID"},
-		{[]string{"-p", "-3"}, errUsage, 0, "not a process ID"},
-		{[]string{"-p", "1", demo}, errUsage, 0, "with -p, arguments are PROVIDER:NAME patterns"},
-		{[]string{demo, "[x:y"}, errUsage, 0, "bad pattern"},
+		{[]string{"-x", demo}, cli.ErrUsage, 0, "flag provided but not defined"},
+		{[]string{}, cli.ErrUsage, 0, "no FILE and no -p PID"},
+		{[]string{"-p", "-3"}, cli.ErrUsage, 0, "not a process ID"},
+		{[]string{"-p", "1", demo}, cli.ErrUsage, 0, "with -p, arguments are PROVIDER:NAME patterns"},
+		{[]string{demo, "[x:y"}, cli.ErrUsage, 0, "bad pattern"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(tt.args, &stdout, &stderr)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -24,27 +25,10 @@ PROBE is [usdt:]PATH:PROVIDER:NAME or PROVIDER:NAME, with globs.
 Flags:
 `
 
-// errUsage and errFailed tell main which exit status to use; the message
-// has already been printed when they are returned.
-var (
-	errUsage  = errors.New("usage")
-	errFailed = errors.New("failed")
-)
-
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("sdtsema: ")
-	switch err := run(os.Args[1:], os.Stdout, os.Stderr); {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case errors.Is(err, errFailed):
-		os.Exit(1)
-	default:
-		log.Print(err)
-		os.Exit(1)
-	}
+	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // An action is what to do to each semaphore.
@@ -85,11 +69,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	usage := func(format string, a ...any) (*config, error) {
 		fmt.Fprintf(stderr, "sdtsema: "+format+"\n", a...)
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	set := make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

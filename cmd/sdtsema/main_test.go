@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -23,17 +25,17 @@ func TestParseArgs(t *testing.T) {
 		{"-p 1 --hold --for 2s p:q", nil, hold, 2 * time.Second, false},
 		{"--all --inc /bin/x:p:*", nil, inc, 0, true},
 		{"-h", flag.ErrHelp, 0, 0, false},
-		{"p:q", errUsage, 0, 0, false},
-		{"-p 1", errUsage, 0, 0, false},
-		{"-p 0 p:q", errUsage, 0, 0, false},
-		{"-p 1 --all /bin/x:p:q", errUsage, 0, 0, false},
-		{"-p 1 --inc --dec p:q", errUsage, 0, 0, false},
-		{"-p 1 --for 1s p:q", errUsage, 0, 0, false},
-		{"-p 1 --hold --for -1s p:q", errUsage, 0, 0, false},
-		{"--all --inc p:q", errUsage, 0, 0, false},
-		{"-p 1 p:q(int)", errUsage, 0, 0, false},
-		{"-p 1 nocolon", errUsage, 0, 0, false},
-		{"-x", errUsage, 0, 0, false},
+		{"p:q", cli.ErrUsage, 0, 0, false},
+		{"-p 1", cli.ErrUsage, 0, 0, false},
+		{"-p 0 p:q", cli.ErrUsage, 0, 0, false},
+		{"-p 1 --all /bin/x:p:q", cli.ErrUsage, 0, 0, false},
+		{"-p 1 --inc --dec p:q", cli.ErrUsage, 0, 0, false},
+		{"-p 1 --for 1s p:q", cli.ErrUsage, 0, 0, false},
+		{"-p 1 --hold --for -1s p:q", cli.ErrUsage, 0, 0, false},
+		{"--all --inc p:q", cli.ErrUsage, 0, 0, false},
+		{"-p 1 p:q(int)", cli.ErrUsage, 0, 0, false},
+		{"-p 1 nocolon", cli.ErrUsage, 0, 0, false},
+		{"-x", cli.ErrUsage, 0, 0, false},
 	} {
 		var stderr bytes.Buffer
 		c, err := parseArgs(strings.Fields(tt.args), &stderr)

@@ -8,6 +8,7 @@ import (
 	"log"
 	"slices"
 
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/semaphore"
@@ -49,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		err = fmt.Errorf("write output: %w", ferr)
 	}
 	if err == nil && t.failed {
-		err = errFailed
+		err = cli.ErrFailed
 	}
 	return err
 }
