@@ -59,6 +59,10 @@ type Value struct {
 // Int returns the value as a signed integer.
 func (v Value) Int() int64 { return int64(v.Bits) }
 
+// As returns the low size bytes of the value, sign-extended when signed:
+// the value read as an integer of another size.
+func (v Value) As(size int, signed bool) uint64 { return extend(v.Bits, size, signed) }
+
 // Float returns the value of a Float.
 func (v Value) Float() float64 {
 	if v.Size == 4 {

@@ -103,3 +103,22 @@ func TestValueFloat32(t *testing.T) {
 		t.Errorf("Float() = %v, want -1.5", got)
 	}
 }
+
+func TestValueAs(t *testing.T) {
+	for _, tt := range []struct {
+		bits   uint64
+		size   int
+		signed bool
+		want   uint64
+	}{
+		{0xff, 1, true, 0xffffffffffffffff},
+		{0xff, 1, false, 0xff},
+		{0x1234_8000, 2, true, 0xffffffffffff8000},
+		{0x1234_8000, 4, false, 0x1234_8000},
+		{0xdead_beef_0000_0001, 8, true, 0xdead_beef_0000_0001},
+	} {
+		if got := (Value{Bits: tt.bits}).As(tt.size, tt.signed); got != tt.want {
+			t.Errorf("Value{Bits: %#x}.As(%d, %v) = %#x, want %#x", tt.bits, tt.size, tt.signed, got, tt.want)
+		}
+	}
+}

@@ -140,15 +140,15 @@ func value(v bpf.Value, typ probespec.Type) any {
 	switch typ.Kind {
 	case probespec.Int:
 		if typ.Signed {
-			return int64(extend(v.Bits, typ.Size, true))
+			return int64(v.As(typ.Size, true))
 		}
-		return extend(v.Bits, typ.Size, false)
+		return v.As(typ.Size, false)
 	case probespec.Hex:
 		size := v.Size
 		if size <= 0 || size > 8 {
 			size = 8
 		}
-		return "0x" + strconv.FormatUint(extend(v.Bits, size, false), 16)
+		return "0x" + strconv.FormatUint(v.As(size, false), 16)
 	}
 	switch v.Kind {
 	case bpf.Int:
@@ -161,18 +161,6 @@ func value(v bpf.Value, typ probespec.Type) any {
 		return f
 	}
 	return v.Bits
-}
-
-// extend keeps the low size bytes of v, sign-extended when signed.
-func extend(v uint64, size int, signed bool) uint64 {
-	if size <= 0 || size >= 8 {
-		return v
-	}
-	bits := 64 - 8*uint(size)
-	if signed {
-		return uint64(int64(v<<bits) >> bits)
-	}
-	return v << bits >> bits
 }
 
 // lostEvents writes {"lost":N} for the events dropped since the last
