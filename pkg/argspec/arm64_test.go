@@ -93,6 +93,7 @@ func TestParseARM64(t *testing.T) {
 		{"8@[]", `unknown register ""`},
 		{"8@[x0, #]", `bad memory operand "[x0, #]"`},
 		{"8@[x0, 8, 8]", `bad memory operand "[x0, 8, 8]"`},
+		{"-8@[x5, #:lo12:.LANCHOR0]", `offset ":lo12:.LANCHOR0" is a relocation of a link-time address, which the note does not resolve`},
 		{"8@[x0, w1, sxtw]", `index register "w1" not supported`},
 		{"8@[x0, sp]", `index register "sp" not supported`},
 		{"8@[x0, x1, lsl 4]", `shift "lsl 4" not supported`},

@@ -35,6 +35,12 @@ func parseBracket(a *Arg, op string, gp regTable, addr func(r Reg, index bool) b
 		if p == "" || n > 2 {
 			return fmt.Errorf("bad memory operand %q", op)
 		}
+		if strings.HasPrefix(p, ":") {
+			// gcc -O2 on aarch64 writes "[x5, #:lo12:.LANCHOR0]": the
+			// low bits of a label's address, a number only the linker
+			// knew, of a label no symbol table keeps.
+			return fmt.Errorf("offset %q is a relocation of a link-time address, which the note does not resolve", p)
+		}
 		off, err := parseOffset(p)
 		if err != nil {
 			return err
