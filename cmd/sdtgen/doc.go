@@ -1,11 +1,15 @@
 /*
 Sdtgen writes x86-64 Linux executables that fire USDT probes with known
 argument values, from a DTrace provider file, with no compiler, assembler
-or linker: test fixtures for tools that read sys/sdt.h probes.
+or linker: test fixtures for tools that read sys/sdt.h probes. It also
+writes the C header and the semaphore object that systemtap's dtrace -h
+and -G write, with no need of <sys/sdt.h>.
 
 Usage:
 
-	sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] SPEC.d
+	sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+	sdtgen -h [-o FILE.h] SPEC.d
+	sdtgen -G -o FILE.o SPEC.d
 
 SPEC.d is a provider file, as systemtap's dtrace reads it:
 
@@ -14,8 +18,8 @@ SPEC.d is a provider file, as systemtap's dtrace reads it:
 		probe s(const char *);
 	};
 
-Arguments must be integers, pointers or strings (char *); floating-point
-arguments are not supported.
+For a program, arguments must be integers, pointers or strings (char *);
+floating-point arguments are not supported. The header takes any type.
 
 The flags are:
 
@@ -44,9 +48,29 @@ The flags are:
 	--sites N
 		Give each probe N sites (default 1).
 	--manifest FILE
-		Write a JSON description of the program to FILE.
-	-help
-		Print the usage and exit.
+		Write a JSON description of the program to FILE, as it is
+		before --corrupt.
+	--corrupt KIND
+		Write a defect into the notes of the program, as a negative
+		fixture for tools that read them. KIND is one of:
+			truncated        cut .note.stapsdt (its sh_size) in the
+			                 middle of the last note's descriptor
+			badnamesz        set the first note's namesz to 0xffffffff
+			nonul            replace the NUL that ends the first note's
+			                 argument string with 'X'
+			badowner         make the first note's owner "stapsdX"
+			misaligned-sema  point the first note's semaphore one byte
+			                 past its semaphore (implies --semaphores)
+			pc-outside-text  point the first note's pc at .data, in the
+			                 writable segment
+	-h
+		Write a C header of probe macros, to -o FILE.h or to standard
+		output, instead of a program (see below).
+	-G
+		Write an object file defining the semaphores of the header's
+		probes to -o FILE.o, instead of a program.
+	-help, --help
+		Print the usage and exit. (-h is not help: it takes SPEC.d.)
 
 The program is run as
 
@@ -99,5 +123,33 @@ Each site has:
 
 The notes are laid out exactly as sys/sdt.h lays them out, one per site, in
 the order of the manifest's sites.
+
+# Header and semaphore object
+
+sdtgen -h writes what systemtap's dtrace -h writes, for each probe:
+
+	PROVIDER_NAME(arg1, ...)   place the probe, with its arguments
+	PROVIDER_NAME_ENABLED()    whether the probe's semaphore is raised
+	PROVIDER_NAME_semaphore    the semaphore, an extern unsigned short in
+	                           section .probes, of hidden visibility
+
+The macro names are the provider and probe names upper-cased, with each
+"__" of the probe name made "_" (myapp:request__start gives
+MYAPP_REQUEST_START), as systemtap's dtrace has them; two probes whose macros
+would have the same name are an error. The semaphore keeps the names as
+written (myapp_request__start_semaphore), as sys/sdt.h has it.
+
+The header does not include <sys/sdt.h> or any other file: each macro
+writes the nop and the stapsdt note itself, in inline assembly, with the
+layout sys/sdt.h gives them (and the .stapsdt.base section), and computes
+each argument's size and sign from the C expression passed, as sys/sdt.h
+does, so that a program compiled with it has the notes it would have with
+systemtap's header. It compiles as C and as C++, with gcc and clang.
+
+Every probe has a semaphore, as with systemtap's dtrace -h, so a program
+using the header is linked with the object of sdtgen -G: a relocatable
+x86-64 object with one 2-byte, zero-initialized, global, hidden object per
+probe in a writable section .probes, as systemtap's dtrace -G writes. The
+two are interchangeable with systemtap's.
 */
 package main

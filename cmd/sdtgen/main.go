@@ -7,16 +7,23 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 )
 
-const usageText = `usage: sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] SPEC.d
+const usageText = `usage: sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+       sdtgen -h [-o FILE.h] SPEC.d
+       sdtgen -G -o FILE.o SPEC.d
 
 Write an x86-64 Linux executable that fires every probe of the DTrace
 provider file SPEC.d with known argument values, with no compiler.
 Run it as PROG [ITERATIONS [INTERVAL_MS]].
+
+With -h, write a C header of probe macros instead, which needs no
+<sys/sdt.h>; with -G, the object file defining their semaphores.
+-help or --help prints this message (-h is the header).
 
 Flags:
 `
@@ -27,26 +34,41 @@ func main() {
 	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// A mode is what sdtgen writes.
+type mode int
+
+const (
+	modeProgram mode = iota
+	modeHeader       // -h
+	modeObject       // -G
+)
+
 // config is the parsed command line.
 type config struct {
+	mode     mode
 	out      string
 	manifest string
+	corrupt  corruption
 	spec     string
 	opts     options
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
-	var pie bool
+	var pie, header, object bool
+	var corrupt string
 	forms := "reg"
 	fs := flag.NewFlagSet("sdtgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.BoolVar(&header, "h", false, "write a C header of probe macros (to -o FILE.h or standard output)")
+	fs.BoolVar(&object, "G", false, "write an object file defining the semaphores of the -h header")
 	fs.StringVar(&c.out, "o", "", "write the program to `PROG`")
 	fs.BoolVar(&pie, "pie", false, "write a static PIE (ET_DYN) instead of an ET_EXEC at 0x400000")
 	fs.BoolVar(&c.opts.semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
 	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm)")
 	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites")
 	fs.StringVar(&c.manifest, "manifest", "", "write the JSON manifest to `FILE`")
+	fs.StringVar(&corrupt, "corrupt", "", "write a defect of `KIND` into the notes: "+strings.Join(corruptions, ", "))
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
@@ -66,7 +88,28 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("want one SPEC.d, have %d arguments", fs.NArg())
 	}
 	c.spec = fs.Arg(0)
-	if c.out == "" {
+	switch {
+	case header && object:
+		return usage("-h and -G exclude each other")
+	case header || object:
+		c.mode = modeHeader
+		if object {
+			c.mode = modeObject
+		}
+		var set []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "h" && f.Name != "G" && f.Name != "o" {
+				set = append(set, "-"+f.Name)
+			}
+		})
+		if len(set) > 0 {
+			return usage("%s: only for programs, not with -h or -G", strings.Join(set, ", "))
+		}
+		if object && c.out == "" {
+			return usage("no -o FILE.o")
+		}
+		return &c, nil
+	case c.out == "":
 		return usage("no -o PROG")
 	}
 	if c.opts.sites < 1 {
@@ -79,6 +122,14 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if pie {
 		c.opts.typ = elfwriter.PIE
 	}
+	if corrupt != "" {
+		if c.corrupt, err = parseCorruption(corrupt); err != nil {
+			return usage("--corrupt: %v", err)
+		}
+		if c.corrupt == "misaligned-sema" {
+			c.opts.semaphores = true
+		}
+	}
 	return &c, nil
 }
 
@@ -87,6 +138,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	switch c.mode {
+	case modeHeader:
+		return writeHeaderFile(c.out, c.spec, stdout)
+	case modeObject:
+		return writeObjectFile(c.out, c.spec)
+	}
 	probes, err := loadSpec(c.spec)
 	if err != nil {
 		return err
@@ -94,6 +151,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	im, man, err := generate(probes, c.opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.spec, err)
+	}
+	if c.corrupt != "" {
+		if err := c.corrupt.apply(im.Bytes); err != nil {
+			return fmt.Errorf("%s: %w", c.spec, err)
+		}
 	}
 	if err := os.WriteFile(c.out, im.Bytes, 0o755); err != nil {
 		return err

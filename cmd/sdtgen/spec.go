@@ -10,11 +10,7 @@ import (
 // loadSpec reads the provider file name into the probes to generate, in
 // file order.
 func loadSpec(name string) ([]*probe, error) {
-	src, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	providers, err := dtrace.Parse(name, src)
+	providers, err := loadProviders(name)
 	if err != nil {
 		return nil, err
 	}
@@ -23,6 +19,25 @@ func loadSpec(name string) ([]*probe, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return probes, nil
+}
+
+// loadProviders reads and parses the provider file name; a file with no
+// probes is an error.
+func loadProviders(name string) ([]dtrace.Provider, error) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	providers, err := dtrace.Parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	for _, pv := range providers {
+		if len(pv.Probes) > 0 {
+			return providers, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", name, errNoProbes)
 }
 
 // probesOf converts parsed providers, classifying each argument's type.

@@ -20,4 +20,7 @@
 // the semaphore (0 for none), then provider, name and argument string, each
 // NUL-terminated, padded to 4 bytes. .stapsdt.base is the one byte section
 // sys/sdt.h defines, with its local symbol _.stapsdt.base.
+//
+// SemaphoreObject writes a third kind of file, a relocatable object that
+// only defines probe semaphores, for programs whose notes a compiler wrote.
 package elfwriter

@@ -136,25 +136,7 @@ func (f *File) Link() (*Image, error) {
 	if f.Type == PIE {
 		typ = elf.ET_DYN
 	}
-	hdr := elf.Header64{
-		Type:      uint16(typ),
-		Machine:   uint16(elf.EM_X86_64),
-		Version:   uint32(elf.EV_CURRENT),
-		Entry:     im.Addr(f.entry),
-		Phoff:     ehdrSize,
-		Shoff:     shoff,
-		Ehsize:    ehdrSize,
-		Phentsize: phdrSize,
-		Phnum:     numPhdrs,
-		Shentsize: shdrSize,
-		Shnum:     uint16(len(sections) + 1),
-		Shstrndx:  uint16(len(sections)),
-	}
-	copy(hdr.Ident[:], elf.ELFMAG)
-	hdr.Ident[elf.EI_CLASS] = byte(elf.ELFCLASS64)
-	hdr.Ident[elf.EI_DATA] = byte(elf.ELFDATA2LSB)
-	hdr.Ident[elf.EI_VERSION] = byte(elf.EV_CURRENT)
-	hdr.Ident[elf.EI_OSABI] = byte(elf.ELFOSABI_NONE)
+	hdr := header(typ, im.Addr(f.entry), shoff, numPhdrs, len(sections))
 
 	phdrs := [numPhdrs]elf.Prog64{
 		{Type: uint32(elf.PT_LOAD), Flags: uint32(elf.PF_R | elf.PF_X), Off: 0, Vaddr: base, Paddr: base, Filesz: endRX, Memsz: endRX, Align: pageSize},
@@ -171,6 +153,34 @@ func (f *File) Link() (*Image, error) {
 	}
 	im.Bytes = buf
 	return im, nil
+}
+
+// header returns the ELF header of an x86-64 file with phnum program
+// headers right after it and shnum sections besides section 0, whose
+// headers start at shoff; the last section is .shstrtab.
+func header(typ elf.Type, entry, shoff uint64, phnum, shnum int) elf.Header64 {
+	hdr := elf.Header64{
+		Type:      uint16(typ),
+		Machine:   uint16(elf.EM_X86_64),
+		Version:   uint32(elf.EV_CURRENT),
+		Entry:     entry,
+		Shoff:     shoff,
+		Ehsize:    ehdrSize,
+		Shentsize: shdrSize,
+		Shnum:     uint16(shnum + 1),
+		Shstrndx:  uint16(shnum),
+	}
+	if phnum > 0 {
+		hdr.Phoff = ehdrSize
+		hdr.Phentsize = phdrSize
+		hdr.Phnum = uint16(phnum)
+	}
+	copy(hdr.Ident[:], elf.ELFMAG)
+	hdr.Ident[elf.EI_CLASS] = byte(elf.ELFCLASS64)
+	hdr.Ident[elf.EI_DATA] = byte(elf.ELFDATA2LSB)
+	hdr.Ident[elf.EI_VERSION] = byte(elf.EV_CURRENT)
+	hdr.Ident[elf.EI_OSABI] = byte(elf.ELFOSABI_NONE)
+	return hdr
 }
 
 // sliceWriter writes into a fixed buffer at a movable position.
