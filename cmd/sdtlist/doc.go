@@ -44,9 +44,10 @@ places has one line per place, in note order) with these fields:
 	                  ref_ctr_offset; 0 when there is no semaphore
 	note_pc,          pc and semaphore as stored in the note, present only
 	note_semaphore    when they differ from the adjusted values (prelink)
-	pc_error,         why pc_offset or semaphore_offset could not be
-	semaphore_error   computed (the address lies in no suitable PT_LOAD
-	                  segment, or the file is a relocatable object)
+	pc_error,         why pc_offset or semaphore_offset is not usable
+	semaphore_error   (the address lies in no suitable PT_LOAD segment,
+	                  the semaphore is not 2-byte aligned, or the file is
+	                  a relocatable object)
 	argv              the parsed arguments, one element per argument of
 	                  args, in order
 

@@ -134,6 +134,12 @@ func (f *File) probe(n rawNote, secOff uint64) Probe {
 	p.PCOffset, p.PCOffsetErr = f.fileOffset("pc", p.PC, elf.PF_X, 1)
 	if p.Semaphore != 0 {
 		p.SemaphoreOffset, p.SemaphoreOffsetErr = f.fileOffset("semaphore", p.Semaphore, elf.PF_W, 2)
+		if p.SemaphoreOffsetErr == nil && p.Semaphore%2 != 0 {
+			// The kernel updates the 16-bit counter in place; the
+			// program reads an aligned one, and a tracer raising this
+			// address would never enable the probe.
+			p.SemaphoreOffsetErr = &OffsetError{What: "semaphore", Addr: p.Semaphore, Msg: "is not 2-byte aligned"}
+		}
 	}
 	return p
 }

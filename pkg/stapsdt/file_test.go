@@ -102,6 +102,7 @@ func TestOffsetErrors(t *testing.T) {
 		{"pc nowhere", elf.ET_EXEC, 0x10, 0, "no PT_LOAD", ""},
 		{"sema in text", elf.ET_EXEC, textAddr + textOff, textAddr + textOff, "", "not writable"},
 		{"sema in bss", elf.ET_EXEC, textAddr + textOff, dataAddr + semaOff + 0x20, "", "past the file image"},
+		{"sema misaligned", elf.ET_EXEC, textAddr + textOff, dataAddr + semaOff + 1, "", "not 2-byte aligned"},
 		{"relocatable", elf.ET_REL, textOff, semaOff, "relocatable", "relocatable"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

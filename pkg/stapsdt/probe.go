@@ -29,7 +29,8 @@ type Probe struct {
 	// PCOffset and SemaphoreOffset are the file offsets of PC and
 	// Semaphore, valid when the matching error is nil. PCOffsetErr is set
 	// when PC lies in no executable PT_LOAD segment, SemaphoreOffsetErr
-	// when the probe has a semaphore that lies in no writable one.
+	// when the probe has a semaphore that lies in no writable one or is
+	// not 2-byte aligned.
 	PCOffset           uint64
 	SemaphoreOffset    uint64
 	PCOffsetErr        error
