@@ -83,7 +83,9 @@ func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *
 	if !p.HasSemaphore() {
 		return l
 	}
-	if p.SemaphoreOffsetErr != nil {
+	// A misaligned semaphore cannot work as one, but its bytes can still
+	// be shown.
+	if p.SemaphoreOffsetErr != nil && !errors.Is(p.SemaphoreOffsetErr, stapsdt.ErrMisaligned) {
 		l.semaphoreErr = p.SemaphoreOffsetErr
 		return l
 	}

@@ -19,15 +19,23 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("malformed stapsdt note at file offset %#x: %s", e.Off, e.Msg)
 }
 
+// ErrMisaligned is matched by the OffsetError of a semaphore that is not
+// 2-byte aligned. Its file offset is still computed, so that tools can
+// show what lies there; it must not be used as a reference counter.
+var ErrMisaligned = errors.New("not 2-byte aligned")
+
 // An OffsetError reports an address that no suitable PT_LOAD segment
 // covers, so that it has no file offset to attach a uprobe or a reference
-// counter by.
+// counter by, or a semaphore that cannot serve as one.
 type OffsetError struct {
 	What string // "pc" or "semaphore"
 	Addr uint64
 	Msg  string
+	Err  error // a sentinel such as ErrMisaligned, or nil
 }
 
 func (e *OffsetError) Error() string {
 	return fmt.Sprintf("%s %#x %s", e.What, e.Addr, e.Msg)
 }
+
+func (e *OffsetError) Unwrap() error { return e.Err }

@@ -78,6 +78,11 @@ func NewFile(r io.ReaderAt) (*File, error) {
 			f.Segments = append(f.Segments, Segment{Vaddr: p.Vaddr, Memsz: p.Memsz, Offset: p.Off, Filesz: p.Filesz, Flags: p.Flags})
 		}
 	}
+	for _, s := range ef.Sections {
+		if s.Flags&(elf.SHF_ALLOC|elf.SHF_EXECINSTR) == elf.SHF_ALLOC|elf.SHF_EXECINSTR {
+			f.code = append(f.code, addrRange{s.Addr, s.Addr + s.Size})
+		}
+	}
 	if s := ef.Section(BaseSection); s != nil {
 		f.BaseAddr, f.HasBase = s.Addr, true
 	}
@@ -132,13 +137,16 @@ func (f *File) probe(n rawNote, secOff uint64) Probe {
 		}
 	}
 	p.PCOffset, p.PCOffsetErr = f.fileOffset("pc", p.PC, elf.PF_X, 1)
+	if p.PCOffsetErr == nil && !f.inCode(p.PC) {
+		p.PCOffsetErr = &OffsetError{What: "pc", Addr: p.PC, Msg: "is in an executable segment but in no code section"}
+	}
 	if p.Semaphore != 0 {
 		p.SemaphoreOffset, p.SemaphoreOffsetErr = f.fileOffset("semaphore", p.Semaphore, elf.PF_W, 2)
 		if p.SemaphoreOffsetErr == nil && p.Semaphore%2 != 0 {
 			// The kernel updates the 16-bit counter in place; the
 			// program reads an aligned one, and a tracer raising this
 			// address would never enable the probe.
-			p.SemaphoreOffsetErr = &OffsetError{What: "semaphore", Addr: p.Semaphore, Msg: "is not 2-byte aligned"}
+			p.SemaphoreOffsetErr = &OffsetError{What: "semaphore", Addr: p.Semaphore, Msg: "is not 2-byte aligned", Err: ErrMisaligned}
 		}
 	}
 	return p
@@ -168,6 +176,21 @@ func (f *File) fileOffset(what string, addr uint64, want elf.ProgFlag, size uint
 		return addr - s.Vaddr + s.Offset, nil
 	}
 	return 0, &OffsetError{What: what, Addr: addr, Msg: "is in no PT_LOAD segment"}
+}
+
+// inCode reports whether addr lies in a code section. A file whose
+// section headers name no code section (stripped of them by unusual
+// tools) is taken on its segments' word.
+func (f *File) inCode(addr uint64) bool {
+	if len(f.code) == 0 {
+		return true
+	}
+	for _, r := range f.code {
+		if addr >= r.start && addr < r.end {
+			return true
+		}
+	}
+	return false
 }
 
 // relocate applies the relocations of section sec, as found in a

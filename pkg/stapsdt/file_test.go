@@ -100,6 +100,7 @@ func TestOffsetErrors(t *testing.T) {
 	}{
 		{"pc in data", elf.ET_EXEC, dataAddr + semaOff, 0, "not executable", ""},
 		{"pc nowhere", elf.ET_EXEC, 0x10, 0, "no PT_LOAD", ""},
+		{"pc in headers", elf.ET_EXEC, textAddr + 0x10, 0, "in no code section", ""},
 		{"sema in text", elf.ET_EXEC, textAddr + textOff, textAddr + textOff, "", "not writable"},
 		{"sema in bss", elf.ET_EXEC, textAddr + textOff, dataAddr + semaOff + 0x20, "", "past the file image"},
 		{"sema misaligned", elf.ET_EXEC, textAddr + textOff, dataAddr + semaOff + 1, "", "not 2-byte aligned"},
@@ -115,6 +116,9 @@ func TestOffsetErrors(t *testing.T) {
 			p := f.Probes[0]
 			checkErr(t, "pc", p.PCOffsetErr, tt.pcErr)
 			checkErr(t, "semaphore", p.SemaphoreOffsetErr, tt.semaErr)
+			if misaligned := errors.Is(p.SemaphoreOffsetErr, ErrMisaligned); misaligned != (tt.name == "sema misaligned") {
+				t.Errorf("errors.Is(%v, ErrMisaligned) = %v", p.SemaphoreOffsetErr, misaligned)
+			}
 		})
 	}
 }

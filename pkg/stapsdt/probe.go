@@ -74,4 +74,11 @@ type File struct {
 
 	// Probes are the probe sites in note order.
 	Probes []Probe
+
+	// code holds the address ranges of the sections with code, to tell a
+	// pc in the headers or constants of an executable segment from one
+	// at an instruction.
+	code []addrRange
 }
+
+type addrRange struct{ start, end uint64 }
