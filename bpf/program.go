@@ -161,14 +161,19 @@ func orDefault(v, def int) int {
 // checkKernel reports a missing kernel feature that the program needs.
 func checkKernel() error {
 	for _, f := range []struct {
-		what string
-		err  func() error
+		what    string
+		version string // the Linux version that added it
+		err     func() error
 	}{
-		{"ring buffer", func() error { return features.HaveMapType(ebpf.RingBuf) }},
-		{"BPF cookies", func() error { return features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie) }},
+		{"BPF ring buffers", "5.8", func() error { return features.HaveMapType(ebpf.RingBuf) }},
+		{"BPF cookies", "5.15", func() error { return features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie) }},
 	} {
-		if err := f.err(); err != nil {
-			return permission(fmt.Errorf("%s: %w", f.what, err))
+		err := f.err()
+		switch {
+		case errors.Is(err, ErrNotSupported):
+			return fmt.Errorf("kernel without %s (Linux %s): %w", f.what, f.version, err)
+		case err != nil:
+			return permission(fmt.Errorf("probe %s: %w", f.what, err))
 		}
 	}
 	return nil
@@ -230,17 +235,43 @@ func (p *Program) Lost() (uint64, error) {
 	return n, nil
 }
 
+// Pending returns the number of bytes of events in the ring buffer that
+// Read has not returned yet; 0 after Close.
+func (p *Program) Pending() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.prog == nil {
+		return 0
+	}
+	return p.rd.AvailableBytes()
+}
+
+// Detach detaches the program from every site, which lowers the
+// semaphores it raised. Events already in the ring buffer can still be
+// read: a caller that stops tracing detaches, reads until Pending is 0,
+// and then counts the lost events, so that none goes unaccounted for.
+func (p *Program) Detach() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.detach()
+}
+
+func (p *Program) detach() error {
+	var errs []error
+	for _, l := range p.links {
+		errs = append(errs, l.Close())
+	}
+	p.links = nil
+	return errors.Join(errs...)
+}
+
 // Close detaches the program from every site, which lowers the
 // semaphores it raised, and releases the program. It interrupts a
 // concurrent Read.
 func (p *Program) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var errs []error
-	for _, l := range p.links {
-		errs = append(errs, l.Close())
-	}
-	p.links = nil
+	errs := []error{p.detach()}
 	if p.rd != nil {
 		errs = append(errs, p.rd.Close())
 	}

@@ -39,7 +39,10 @@ killed. Flags may come before or after the probes:
 		the process may load later. sdtattach exits when the process
 		exits.
 	-n N
-		Exit after writing N events.
+		Exit after writing N events. Every event written counts,
+		whichever probe and process it comes from: without -p, that is
+		the events of every process that runs or maps the files, not
+		only of the first one to fire.
 	-d DURATION
 		Exit after DURATION, such as 500ms or 1m.
 	--types FILE.d
@@ -53,6 +56,11 @@ killed. Flags may come before or after the probes:
 	--strlen N
 		Keep at most N bytes of a string argument (default 64, at most
 		254).
+	--bufsize BYTES
+		Size the ring buffer that carries events from the kernel at
+		BYTES, a power of two of at least the page size (default
+		1048576, 1 MiB). A probe that fires faster than sdtattach
+		writes fills it; events that find it full are lost and counted.
 	-h
 		Print the usage and exit.
 
@@ -76,7 +84,10 @@ Each event is a line with these fields, in this order:
 	           positions in args of the cut strings, from 0
 
 When events are dropped because the ring buffer was full, a line
-{"lost":N} says how many, where the loss was noticed.
+{"lost":N} says how many, where the loss was noticed, at most every 100ms
+and once more before exiting. The N of all such lines add up to the
+number of lost events in the summary: until sdtattach stops, every hit of
+an attached probe is either written or counted as lost.
 
 The --attach-only line has:
 
@@ -95,13 +106,16 @@ process has not touched yet, or a bad pointer, gives null.
 
 Output is buffered and flushed at least every 100ms, so that a consumer on
 a pipe sees events promptly. On SIGINT or SIGTERM, at the -n count or the -d
-duration, or when the -p process exits, sdtattach writes the events still
-in flight, detaches, prints a summary on standard error (the number of
-events written and lost, and the events of each probe) and exits 0.
+duration, or when the -p process exits, sdtattach detaches, writes the
+events still in the ring buffer (not past the -n count), prints a summary
+on standard error (the number of events written and lost, and the events
+of each probe) and exits 0.
 
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
-and ring buffers); -p needs the right to read the process's maps. A probe
-that matches nothing is an error that lists the probes closest to it.
-Errors exit with status 1, usage errors with status 2.
+and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); -p needs the
+right to read the process's maps. A kernel that lacks a feature gives an
+error that names it and the Linux version that added it. A probe that
+matches nothing is an error that lists the probes closest to it. Errors
+exit with status 1, usage errors with status 2.
 */
 package main

@@ -40,6 +40,7 @@ type config struct {
 	typesFile  string
 	attachOnly bool
 	strlen     int
+	bufsize    int
 	specs      []probespec.Spec
 }
 
@@ -53,6 +54,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.typesFile, "types", "", "argument names and types from the DTrace provider `FILE.d`")
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&c.strlen, "strlen", bpf.DefaultStringSize, "keep at most `N` bytes of a string argument")
+	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
@@ -87,6 +89,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.strlen < 1 || c.strlen > bpf.MaxStringSize {
 		return usage("--strlen %d: not in [1, %d]", c.strlen, bpf.MaxStringSize)
+	}
+	if page := os.Getpagesize(); c.bufsize < page || c.bufsize&(c.bufsize-1) != 0 {
+		return usage("--bufsize %d: not a power of two of at least the page size, %d", c.bufsize, page)
 	}
 	if len(probes) == 0 {
 		fmt.Fprint(stderr, "sdtattach: no PROBE\n")

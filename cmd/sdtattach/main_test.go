@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +36,9 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-p", "0", "p:q"}, cli.ErrUsage, "not a process ID"},
 		{[]string{"-d", "-1s", "x:p:q"}, cli.ErrUsage, "not a positive duration"},
 		{[]string{"--strlen", "300", "x:p:q"}, cli.ErrUsage, "--strlen 300: not in [1, 254]"},
+		{[]string{"--bufsize", "1048576", "x:p:q"}, nil, ""},
+		{[]string{"--bufsize", "5000", "x:p:q"}, cli.ErrUsage, "--bufsize 5000: not a power of two"},
+		{[]string{"--bufsize", "1024", "x:p:q"}, cli.ErrUsage, "--bufsize 1024: not a power of two of at least the page size"},
 		{[]string{"x:p:q(int)"}, cli.ErrUsage, `unknown type "int"`},
 		{[]string{"-x", "x:p:q"}, cli.ErrUsage, "flag provided but not defined"},
 	} {
@@ -228,5 +233,43 @@ func TestRunWithoutPrivilege(t *testing.T) {
 	err := run([]string{demo + ":demo:tick"}, io.Discard, io.Discard)
 	if !errors.Is(err, bpf.ErrPermission) {
 		t.Errorf("run as euid %d = %v, want %v", os.Geteuid(), err, bpf.ErrPermission)
+	}
+}
+
+func TestAttachError(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	noRefCtr := filepath.Join(dir, "norefctr")
+	for _, d := range []string{filepath.Join(full, "format"), filepath.Join(noRefCtr, "format")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(full, "format", "ref_ctr_offset"), []byte("config:32-63\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notSupported := fmt.Errorf("attach prog: uprobe ref_ctr_offset: %w", bpf.ErrNotSupported)
+	other := errors.New("attach prog: bad address")
+	defer func(old string) { uprobePMU = old }(uprobePMU)
+	for _, tt := range []struct {
+		pmu        string
+		err        error
+		semaphores bool
+		want       string // in the message; "" for the error unchanged
+	}{
+		{filepath.Join(dir, "none"), other, false, "kernel without uprobes (CONFIG_UPROBE_EVENTS, Linux 4.17): "},
+		{noRefCtr, notSupported, true, "kernel without uprobe ref_ctr_offset to raise probe semaphores (Linux 4.20): "},
+		{noRefCtr, notSupported, false, ""},
+		{noRefCtr, other, true, ""},
+		{full, notSupported, true, ""},
+	} {
+		uprobePMU = tt.pmu
+		got := attachError(tt.err, tt.semaphores)
+		if !errors.Is(got, tt.err) {
+			t.Errorf("attachError(%v, %v) with %s = %v, does not wrap it", tt.err, tt.semaphores, tt.pmu, got)
+		}
+		if tt.want == "" && got != tt.err || !strings.HasPrefix(got.Error(), tt.want) {
+			t.Errorf("attachError(%v, %v) with %s = %q, want %q before it", tt.err, tt.semaphores, tt.pmu, got, tt.want)
+		}
 	}
 }

@@ -20,6 +20,10 @@ import (
 // again in the output buffer, before a reader of stdout sees it.
 const flushInterval = 100 * time.Millisecond
 
+// drainPoll is how often a stopping sdtattach checks whether the reader
+// has emptied the ring buffer.
+const drainPoll = 10 * time.Millisecond
+
 // errCount stops the reader once -n events are written.
 var errCount = errors.New("event count reached")
 
@@ -64,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return errors.New("no probe site can be attached")
 	}
 	prog, err := bpf.Load(&bpf.Options{
+		RingSize:      c.bufsize,
 		MaxSites:      len(sites),
 		StringSize:    c.strlen,
 		FlushInterval: flushInterval,
@@ -75,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer prog.Close()
 	for _, a := range atts {
 		if err := prog.Attach(a.target.path, a.sites); err != nil {
-			return err
+			return attachError(err, hasSemaphores(a.sites))
 		}
 	}
 	if c.attachOnly {
@@ -91,8 +96,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // stream copies events to out until the -n count, the -d duration, a
-// signal, the exit of the -p process, or an error. Events still in the
-// ring buffer when a stop is asked for are written before returning.
+// signal, the exit of the -p process, or an error. On a stop other than
+// the count, the probes are detached first and the events still in the
+// ring buffer are written before returning.
 func stream(ctx context.Context, c *config, prog *bpf.Program, out *output) error {
 	var mu sync.Mutex
 	readerDone := make(chan error, 1)
@@ -129,12 +135,14 @@ func stream(ctx context.Context, c *config, prog *bpf.Program, out *output) erro
 	defer tick.Stop()
 	signaled := ctx.Done()
 	var drain <-chan time.Time
+	var detachErr error
 	startDrain := func() {
 		signaled, timeout, exited = nil, nil, nil
 		if drain == nil {
-			// The ring buffer is polled every flushInterval: two of
-			// them see every event fired before the stop.
-			drain = time.After(2 * flushInterval)
+			// Once detached, no event is added: the reader empties
+			// the ring buffer, then the lost count is final.
+			detachErr = prog.Detach()
+			drain = time.After(drainPoll)
 		}
 	}
 	var result error
@@ -163,6 +171,10 @@ loop:
 		case <-exited:
 			startDrain()
 		case <-drain:
+			if prog.Pending() > 0 {
+				drain = time.After(drainPoll)
+				continue
+			}
 			break loop
 		}
 	}
@@ -182,8 +194,8 @@ loop:
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if result == nil && closeErr != nil {
-		result = fmt.Errorf("detach: %w", closeErr)
+	if err := errors.Join(detachErr, closeErr); result == nil && err != nil {
+		result = fmt.Errorf("detach: %w", err)
 	}
 	if err := out.flush(); err != nil && result == nil {
 		result = err
