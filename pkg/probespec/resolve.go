@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,11 @@ func (r *resolver) resolve(name string) (string, error) {
 	}
 	if strings.ContainsRune(name, '/') {
 		if _, err := os.Stat(name); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				// "FILE: no such file or directory", not "FILE: stat FILE: ...".
+				err = pe.Err
+			}
 			return "", fmt.Errorf("%s: %w", name, err)
 		}
 		return name, nil
