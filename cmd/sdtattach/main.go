@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,8 +45,7 @@ type config struct {
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
-	fs := flag.NewFlagSet("sdtattach", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("sdtattach", usageText, stderr)
 	fs.IntVar(&c.pid, "p", 0, "trace process `PID` only; PROBE may name any object it maps")
 	fs.Uint64Var(&c.count, "n", 0, "exit after `N` events")
 	fs.DurationVar(&c.duration, "d", 0, "exit after `DURATION`, such as 10s")
@@ -55,18 +53,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&c.strlen, "strlen", bpf.DefaultStringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-	}
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, cli.ErrUsage
+		if err := cli.Parse(fs, args); err != nil {
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {

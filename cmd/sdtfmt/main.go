@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -52,8 +50,7 @@ func (c *config) aggregate() bool { return c.count || c.hist != nil || c.latency
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	var hist, latency, by, timeFlag string
-	fs := flag.NewFlagSet("sdtfmt", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("sdtfmt", usageText, stderr)
 	fs.Func("f", "format the arguments of the probes `PROVIDER:NAME` matches with FORMAT (repeatable)", func(s string) error {
 		t, err := parseTemplate(s)
 		if err == nil {
@@ -68,15 +65,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&by, "by", "", "group counts or histograms by `KEY` too")
 	fs.StringVar(&timeFlag, "time", "rel", "time column: `abs`, rel or none")
 	fs.DurationVar(&c.interval, "interval", 0, "print and reset the summary every `D`, such as 1s")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, cli.ErrUsage
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, err
 	}
 	c.files = fs.Args()
 	usage := func(format string, a ...any) (*config, error) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -58,8 +57,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var pie, header, object bool
 	var corrupt string
 	forms := "reg"
-	fs := flag.NewFlagSet("sdtgen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("sdtgen", usageText, stderr)
 	fs.BoolVar(&header, "h", false, "write a C header of probe macros (to -o FILE.h or standard output)")
 	fs.BoolVar(&object, "G", false, "write an object file defining the semaphores of the -h header")
 	fs.StringVar(&c.out, "o", "", "write the program to `PROG`")
@@ -69,15 +67,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites")
 	fs.StringVar(&c.manifest, "manifest", "", "write the JSON manifest to `FILE`")
 	fs.StringVar(&corrupt, "corrupt", "", "write a defect of `KIND` into the notes: "+strings.Join(corruptions, ", "))
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, cli.ErrUsage
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, err
 	}
 	usage := func(format string, a ...any) (*config, error) {
 		fmt.Fprintf(stderr, "sdtgen: "+format+"\n", a...)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,19 +39,11 @@ type config struct {
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
-	fs := flag.NewFlagSet("sdtlist", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("sdtlist", usageText, stderr)
 	fs.BoolVar(&c.table, "t", false, "print an aligned table instead of NDJSON")
 	fs.IntVar(&c.pid, "p", 0, "list the probes of every object process `PID` maps")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, cli.ErrUsage
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, err
 	}
 	pidSet := false
 	fs.Visit(func(f *flag.Flag) { pidSet = pidSet || f.Name == "p" })

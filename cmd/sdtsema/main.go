@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -53,23 +52,15 @@ type config struct {
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	var incf, decf, holdf bool
-	fs := flag.NewFlagSet("sdtsema", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("sdtsema", usageText, stderr)
 	fs.IntVar(&c.pid, "p", 0, "act on process `PID`")
 	fs.BoolVar(&c.all, "all", false, "act on every process that maps the PATH of each PROBE")
 	fs.BoolVar(&incf, "inc", false, "increment each semaphore")
 	fs.BoolVar(&decf, "dec", false, "decrement each semaphore")
 	fs.BoolVar(&holdf, "hold", false, "increment, wait for a signal, then decrement")
 	fs.DurationVar(&c.dur, "for", 0, "with --hold, decrement after `DURATION` (such as 30s) unless a signal comes first")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, cli.ErrUsage
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, err
 	}
 	usage := func(format string, a ...any) (*config, error) {
 		fmt.Fprintf(stderr, "sdtsema: "+format+"\n", a...)

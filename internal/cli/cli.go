@@ -5,6 +5,8 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"log"
 	"os"
 )
@@ -35,4 +37,26 @@ func Status(err error) int {
 	}
 	log.Print(err)
 	return 1
+}
+
+// FlagSet returns a flag set for the command name whose usage message is
+// usage followed by the flags, printed to stderr.
+func FlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// Parse parses args with fs. It returns flag.ErrHelp for -h and ErrUsage
+// for a bad flag, which fs has already reported.
+func Parse(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return ErrUsage
 }

@@ -32,3 +32,25 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestParse(t *testing.T) {
+	for _, tt := range []struct {
+		args   []string
+		want   error
+		stderr string
+	}{
+		{[]string{"-v", "x"}, nil, ""},
+		{[]string{"-h"}, flag.ErrHelp, "usage: tool\n  -v\tbe verbose\n"},
+		{[]string{"-x"}, ErrUsage, "flag provided but not defined: -x\nusage: tool\n"},
+	} {
+		var stderr bytes.Buffer
+		fs := FlagSet("tool", "usage: tool\n", &stderr)
+		fs.Bool("v", false, "be verbose")
+		if err := Parse(fs, tt.args); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+			t.Errorf("Parse(%q) = %v, want %v", tt.args, err, tt.want)
+		}
+		if !bytes.HasPrefix(stderr.Bytes(), []byte(tt.stderr)) {
+			t.Errorf("Parse(%q) printed %q, want it to start with %q", tt.args, stderr.String(), tt.stderr)
+		}
+	}
+}
