@@ -1,0 +1,43 @@
+package main
+
+import (
+	"io"
+	"log"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// BenchmarkOutputEvent writes events of a 3-argument probe as NDJSON, the
+// path every event takes from the ring buffer to standard output (after
+// decoding, which package bpf benchmarks); events/s is per core.
+func BenchmarkOutputEvent(b *testing.B) {
+	p := &probe{target: &target{name: "/usr/local/bin/bench-loop"}, provider: "bench", name: "hit"}
+	s := &site{probe: p}
+	for _, raw := range []string{"-8@%rax", "-8@%rdx", "-8@%rcx"} {
+		s.args = append(s.args, argPlan{typ: probespec.Type{}, raw: raw})
+	}
+	out := newOutput(io.Discard, []*site{s}, log.New(io.Discard, "", 0))
+	ev := bpf.Event{
+		Time: time.Unix(1_795_000_000, 0), PID: 4242, TID: 4242, CPU: 1, Comm: "bench-loop",
+		Args: make([]bpf.Value, 3),
+	}
+	b.ReportAllocs()
+	var i uint64
+	for b.Loop() {
+		ev.Time = ev.Time.Add(1375)
+		for j := range ev.Args {
+			ev.Args[j] = bpf.Value{Kind: bpf.Int, Bits: i * uint64(j+1), Size: 8}
+		}
+		if err := out.event(&ev); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	if err := out.flush(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
