@@ -227,6 +227,26 @@ func equal(a, b []int64) bool {
 	return true
 }
 
+// waitExec waits until process pid runs path: right after Start it may
+// still be the forked child, whose memory holds none of path's mappings.
+func waitExec(t *testing.T, pid int, path string) {
+	t.Helper()
+	want, err := filepath.Abs(path)
+	if err == nil {
+		want, err = filepath.EvalSymlinks(want)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join("/proc", strconv.Itoa(pid), "exe")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if got, err := os.Readlink(exe); err == nil && got == want {
+			return
+		}
+	}
+	t.Fatalf("process %d did not start %s within 10s", pid, path)
+}
+
 // TestSemaphore checks that attaching raises the semaphores of a running
 // process, one count per site, and Close lowers them again.
 func TestSemaphore(t *testing.T) {
@@ -241,6 +261,7 @@ func TestSemaphore(t *testing.T) {
 			}
 			defer cmd.Wait()
 			defer cmd.Process.Kill()
+			waitExec(t, cmd.Process.Pid, demo)
 			mem, err := os.Open(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "mem"))
 			if err != nil {
 				t.Fatal(err)
