@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 
 	json "github.com/goccy/go-json"
 
@@ -23,13 +22,13 @@ type attachSummary struct {
 // attachOnly prints the summary of what is attached; the caller detaches.
 func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment) error {
 	s := attachSummary{Probes: len(probes), Files: []string{}, PIDs: []int{}}
-	ids := make(map[[2]uint64]bool)
+	var ids []process.FileID
 	for _, a := range atts {
 		if len(a.sites) == 0 {
 			continue
 		}
 		s.Files = append(s.Files, a.target.name)
-		ids[[2]uint64{a.target.dev, a.target.ino}] = true
+		ids = append(ids, process.FileID{Dev: a.target.dev, Inode: a.target.ino})
 		sems := make(map[uint64]bool)
 		for _, site := range a.sites {
 			s.Sites++
@@ -49,31 +48,10 @@ func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment)
 	return enc.Encode(&s)
 }
 
-// mappers returns the processes that map one of the files, by device and
-// inode, in increasing order. Processes that cannot be inspected are left
+// mappers returns the processes other than this one that map one of the
+// files, in increasing order. Processes that cannot be inspected are left
 // out.
-func mappers(ids map[[2]uint64]bool) []int {
-	pids := []int{}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return pids
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		maps, err := process.ReadMaps(pid)
-		if err != nil {
-			continue
-		}
-		for _, m := range maps {
-			if ids[[2]uint64{m.Dev, m.Inode}] {
-				pids = append(pids, pid)
-				break
-			}
-		}
-	}
-	slices.Sort(pids)
-	return pids
+func mappers(ids []process.FileID) []int {
+	pids, _ := process.Mappers(ids...)
+	return slices.DeleteFunc(append([]int{}, pids...), func(pid int) bool { return pid == os.Getpid() })
 }
