@@ -1,6 +1,9 @@
 package elfwriter
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
 // Reg is an x86-64 general-purpose register, numbered as in the
 // instruction encoding.
@@ -249,15 +252,65 @@ func (f *File) rel32(target Label) {
 	f.fixups = append(f.fixups, fixup{off: off, end: len(f.text), target: target})
 }
 
-// Ret emits ret.
-func (f *File) Ret() { f.emit(0xc3) }
-
 // Syscall emits syscall, which clobbers %rcx and %r11.
 func (f *File) Syscall() { f.emit(0x0f, 0x05) }
 
-// Nop emits the one-byte nop (0x90) a probe site is, and returns its Label.
-func (f *File) Nop() Label {
-	l := f.Here("")
-	f.emit(0x90)
-	return l
+// XReg is an SSE register, %xmm0 to %xmm15, numbered as in the
+// instruction encoding.
+type XReg uint8
+
+const (
+	XMM0 XReg = iota
+	XMM1
+	XMM2
+	XMM3
+	XMM4
+	XMM5
+	XMM6
+	XMM7
+	XMM8
+	XMM9
+	XMM10
+	XMM11
+	XMM12
+	XMM13
+	XMM14
+	XMM15
+)
+
+// Name returns the AT&T name of the register, such as "%xmm0", as gcc
+// writes it in an operand.
+func (x XReg) Name() string { return "%xmm" + strconv.Itoa(int(x&15)) }
+
+func (x XReg) String() string { return x.Name() }
+
+// opSSE emits a register-direct SSE instruction: its mandatory prefix,
+// then op with ModRM reg field reg and r/m field rm.
+func (f *File) opSSE(prefix byte, w bool, op []byte, reg, rm Reg) {
+	f.emit(prefix)
+	f.opRegReg(w, op, reg, rm)
 }
+
+// Cvtsi2sd emits cvtsi2sdq %src, %dst: the 64-bit integer src as a double.
+func (f *File) Cvtsi2sd(src Reg, dst XReg) { f.opSSE(0xf2, true, []byte{0x0f, 0x2a}, Reg(dst), src) }
+
+// Cvtsi2ss emits cvtsi2ssq %src, %dst: the 64-bit integer src as a float.
+func (f *File) Cvtsi2ss(src Reg, dst XReg) { f.opSSE(0xf3, true, []byte{0x0f, 0x2a}, Reg(dst), src) }
+
+// MulsdRIP emits mulsd target+addend(%rip), %dst (doubles).
+func (f *File) MulsdRIP(target Label, addend int64, dst XReg) {
+	f.opRIP(false, []byte{0xf2}, []byte{0x0f, 0x59}, Reg(dst), target, addend)
+}
+
+// MulssRIP emits mulss target+addend(%rip), %dst (floats).
+func (f *File) MulssRIP(target Label, addend int64, dst XReg) {
+	f.opRIP(false, []byte{0xf3}, []byte{0x0f, 0x59}, Reg(dst), target, addend)
+}
+
+// MovqFromX emits movq %src, %dst: the low 8 bytes of src into a
+// general-purpose register.
+func (f *File) MovqFromX(src XReg, dst Reg) { f.opSSE(0x66, true, []byte{0x0f, 0x7e}, Reg(src), dst) }
+
+// MovdFromX emits movd %src, %dst (32-bit): the low 4 bytes of src,
+// zero-extended into the 64-bit register.
+func (f *File) MovdFromX(src XReg, dst Reg) { f.opSSE(0x66, false, []byte{0x0f, 0x7e}, Reg(src), dst) }

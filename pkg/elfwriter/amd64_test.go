@@ -2,15 +2,43 @@ package elfwriter
 
 import (
 	"bytes"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
+// An encodeTest is one instruction: its AT&T text, the method call that
+// emits it and the bytes it is.
+type encodeTest struct {
+	asm  string
+	emit func(f *File)
+	want []byte
+}
+
+// sseTests are the SSE instructions; their text is what the GNU assembler
+// takes, so TestEncodeGNU checks the bytes against it.
+var sseTests = []encodeTest{
+	{"cvtsi2sdq %rax, %xmm15", func(f *File) { f.Cvtsi2sd(RAX, XMM15) }, []byte{0xf2, 0x4c, 0x0f, 0x2a, 0xf8}},
+	{"cvtsi2sdq %r10, %xmm3", func(f *File) { f.Cvtsi2sd(R10, XMM3) }, []byte{0xf2, 0x49, 0x0f, 0x2a, 0xda}},
+	{"cvtsi2ssq %rdi, %xmm0", func(f *File) { f.Cvtsi2ss(RDI, XMM0) }, []byte{0xf3, 0x48, 0x0f, 0x2a, 0xc7}},
+	{"cvtsi2ssq %r9, %xmm11", func(f *File) { f.Cvtsi2ss(R9, XMM11) }, []byte{0xf3, 0x4d, 0x0f, 0x2a, 0xd9}},
+	// RIP-relative operands before linking: the displacement is 0.
+	{"mulsd 0(%rip), %xmm15", func(f *File) { f.MulsdRIP(1, 0, XMM15) }, []byte{0xf2, 0x44, 0x0f, 0x59, 0x3d, 0, 0, 0, 0}},
+	{"mulsd 0(%rip), %xmm1", func(f *File) { f.MulsdRIP(1, 0, XMM1) }, []byte{0xf2, 0x0f, 0x59, 0x0d, 0, 0, 0, 0}},
+	{"mulss 0(%rip), %xmm2", func(f *File) { f.MulssRIP(1, 0, XMM2) }, []byte{0xf3, 0x0f, 0x59, 0x15, 0, 0, 0, 0}},
+	{"mulss 0(%rip), %xmm12", func(f *File) { f.MulssRIP(1, 0, XMM12) }, []byte{0xf3, 0x44, 0x0f, 0x59, 0x25, 0, 0, 0, 0}},
+	{"movq %xmm15, %rax", func(f *File) { f.MovqFromX(XMM15, RAX) }, []byte{0x66, 0x4c, 0x0f, 0x7e, 0xf8}},
+	{"movq %xmm0, %r12", func(f *File) { f.MovqFromX(XMM0, R12) }, []byte{0x66, 0x49, 0x0f, 0x7e, 0xc4}},
+	{"movd %xmm15, %eax", func(f *File) { f.MovdFromX(XMM15, RAX) }, []byte{0x66, 0x44, 0x0f, 0x7e, 0xf8}},
+	{"movd %xmm1, %r9d", func(f *File) { f.MovdFromX(XMM1, R9) }, []byte{0x66, 0x41, 0x0f, 0x7e, 0xc9}},
+	{"movd %xmm3, %edx", func(f *File) { f.MovdFromX(XMM3, RDX) }, []byte{0x66, 0x0f, 0x7e, 0xda}},
+}
+
 func TestEncode(t *testing.T) {
-	for _, tt := range []struct {
-		asm  string
-		emit func(f *File)
-		want []byte
-	}{
+	for _, tt := range append([]encodeTest{
 		{"mov $42, %rdi", func(f *File) { f.MovImm(RDI, 42) }, []byte{0x48, 0xc7, 0xc7, 42, 0, 0, 0}},
 		{"movabs $1<<40, %rax", func(f *File) { f.MovImm(RAX, 1<<40) }, []byte{0x48, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0}},
 		{"mov %rsp, %rbp", func(f *File) { f.MovReg(RSP, RBP) }, []byte{0x48, 0x89, 0xe5}},
@@ -30,7 +58,7 @@ func TestEncode(t *testing.T) {
 		// RIP-relative operands before linking: the displacement is 0.
 		{"mov sym(%rip), %r13", func(f *File) { f.LoadRIP(R13, 1, 0) }, []byte{0x4c, 0x8b, 0x2d, 0, 0, 0, 0}},
 		{"cmpw $0, sym(%rip)", func(f *File) { f.CmpwRIPZero(1) }, []byte{0x66, 0x83, 0x3d, 0, 0, 0, 0, 0}},
-	} {
+	}, sseTests...) {
 		f := New(Exec)
 		tt.emit(f)
 		if !bytes.Equal(f.text, tt.want) {
@@ -50,6 +78,59 @@ func TestRegName(t *testing.T) {
 	} {
 		if got := tt.r.Name(tt.size); got != tt.want {
 			t.Errorf("%v.Name(%d) = %q, want %q", tt.r, tt.size, got, tt.want)
+		}
+	}
+}
+
+// TestEncodeGNU assembles the SSE instructions with the GNU assembler and
+// compares its bytes with those File emits.
+func TestEncodeGNU(t *testing.T) {
+	as, err := exec.LookPath("as")
+	if err != nil {
+		t.Skip("requires as (package binutils)")
+	}
+	var src strings.Builder
+	for _, tt := range sseTests {
+		src.WriteString(tt.asm + "\n")
+	}
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "sse.o")
+	if err := os.WriteFile(filepath.Join(dir, "sse.s"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(as, "--64", "-o", obj, filepath.Join(dir, "sse.s")).CombinedOutput(); err != nil {
+		t.Fatalf("as: %v\n%s", err, out)
+	}
+	ef, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	text, err := ef.Section(".text").Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range sseTests {
+		f := New(Exec)
+		tt.emit(f)
+		n := len(f.text)
+		if n > len(text) || !bytes.Equal(text[:n], f.text) {
+			t.Fatalf("%s = % x, as gives % x", tt.asm, f.text, text[:min(n, len(text))])
+		}
+		text = text[n:]
+	}
+	if len(text) != 0 {
+		t.Errorf("as gives %d more bytes: % x", len(text), text)
+	}
+}
+
+func TestXRegName(t *testing.T) {
+	for _, tt := range []struct {
+		x    XReg
+		want string
+	}{{XMM0, "%xmm0"}, {XMM9, "%xmm9"}, {XMM15, "%xmm15"}} {
+		if got := tt.x.Name(); got != tt.want {
+			t.Errorf("%d.Name() = %q, want %q", tt.x, got, tt.want)
 		}
 	}
 }

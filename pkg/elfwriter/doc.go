@@ -1,5 +1,5 @@
-// Package elfwriter writes small x86-64 Linux executables carrying USDT
-// probes, byte by byte, with no compiler, assembler or linker.
+// Package elfwriter writes small Linux executables and shared objects
+// carrying USDT probes, byte by byte, with no compiler, assembler or linker.
 //
 // A File collects machine code in .text, initialized data in .data, 2-byte
 // probe semaphores in .probes, and one stapsdt note per probe site. Link
@@ -21,6 +21,19 @@
 // NUL-terminated, padded to 4 bytes. .stapsdt.base is the one byte section
 // sys/sdt.h defines, with its local symbol _.stapsdt.base.
 //
-// SemaphoreObject writes a third kind of file, a relocatable object that
+// A Shared file is a shared object: ET_DYN linked at 0 whose global
+// symbols (functions and semaphores) are exported through .dynsym,
+// .gnu.hash and a PT_DYNAMIC segment, with an optional DT_SONAME. It needs
+// no relocations either, so the dynamic loader can dlopen it and a program
+// can also map its two segments itself.
+//
+// Files are x86-64 unless File.Machine names another of Machines(): aarch64,
+// i386 (ELFCLASS32, with 4-byte note addresses as sys/sdt.h writes them on
+// ILP32) or s390x (big-endian). Link writes every structure in the class
+// and byte order of the machine; Nop and Ret emit the machine's probe nop
+// and return, Raw appends code encoded by the caller, and the other
+// instruction methods encode x86-64.
+//
+// SemaphoreObject writes another kind of file, a relocatable object that
 // only defines probe semaphores, for programs whose notes a compiler wrote.
 package elfwriter

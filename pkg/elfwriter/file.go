@@ -1,6 +1,7 @@
 package elfwriter
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 )
@@ -14,6 +15,10 @@ const (
 	// PIE is a static position-independent executable: ET_DYN with no
 	// interpreter, linked at 0 and placed anywhere by the kernel.
 	PIE
+	// Shared is a shared object: ET_DYN linked at 0 with a dynamic
+	// section exporting the global symbols, loadable by the dynamic
+	// loader or by mapping its two segments.
+	Shared
 )
 
 func (t Type) String() string {
@@ -22,6 +27,8 @@ func (t Type) String() string {
 		return "exec"
 	case PIE:
 		return "pie"
+	case Shared:
+		return "shared"
 	}
 	return fmt.Sprintf("Type(%d)", int(t))
 }
@@ -39,6 +46,10 @@ const (
 	secData
 	secProbes
 	secBase // .stapsdt.base
+	secGnuHash
+	secDynsym
+	secDynstr
+	secDynamic
 )
 
 // A Label is a location in .text, .data or .probes, resolved by Link. The
@@ -64,21 +75,37 @@ type Note struct {
 	Semaphore Label // 0 for none
 }
 
-// fixup is a 32-bit PC-relative displacement at text offset off, to be
-// resolved as target+addend minus the address of the instruction end.
+// fixupKind says how a fixup's displacement is encoded.
+type fixupKind uint8
+
+const (
+	// fixRel32 is a 32-bit displacement in the byte order of the machine.
+	fixRel32 fixupKind = iota
+)
+
+// fixup is a PC-relative displacement at text offset off, to be resolved
+// as target+addend minus the address of text offset end (the end of the
+// instruction on x86) and encoded as kind says.
 type fixup struct {
 	off    int
 	end    int
 	target Label
 	addend int64
+	kind   fixupKind
 }
 
-// A File is an executable under construction.
+// A File is an executable or shared object under construction.
 type File struct {
 	Type Type
+	// Machine is the architecture, one of Machines(); EM_NONE means
+	// EM_X86_64. The instruction methods of File other than Nop, Ret
+	// and Raw encode x86-64 instructions.
+	Machine elf.Machine
 	// Base is the link address of the file's first byte; Link uses
-	// DefaultExecBase for Exec and 0 for PIE when it is 0.
+	// DefaultExecBase for Exec and 0 for PIE and Shared when it is 0.
 	Base uint64
+	// Soname is the DT_SONAME of a Shared file; none when empty.
+	Soname string
 
 	text   []byte
 	data   []byte
@@ -89,9 +116,16 @@ type File struct {
 	entry  Label
 }
 
-// New returns an empty File of type t.
+// New returns an empty x86-64 File of type t.
 func New(t Type) *File {
 	return &File{Type: t, labels: make([]label, 1)}
+}
+
+// NewFor returns an empty File of type t for machine m.
+func NewFor(m elf.Machine, t Type) *File {
+	f := New(t)
+	f.Machine = m
+	return f
 }
 
 // ErrUnbound is returned by Link for a Label that was used but never bound.
@@ -146,7 +180,14 @@ func (f *File) Data(name string, b []byte, align int) Label {
 // Semaphore appends a 2-byte probe semaphore to .probes and returns its
 // Label; name, as sys/sdt.h has it PROVIDER_NAME_semaphore, becomes a
 // global object symbol.
-func (f *File) Semaphore(name string) Label {
+func (f *File) Semaphore(name string) Label { return f.SemaphoreAligned(name, 2) }
+
+// SemaphoreAligned is Semaphore with the semaphore placed at a multiple of
+// align bytes, for readers that load it as a wider word.
+func (f *File) SemaphoreAligned(name string, align int) Label {
+	for len(f.probes)%align != 0 {
+		f.probes = append(f.probes, 0)
+	}
 	f.labels = append(f.labels, label{name: name, sec: secProbes, off: uint64(len(f.probes)), size: 2, global: true, bound: true})
 	f.probes = append(f.probes, 0, 0)
 	return Label(len(f.labels) - 1)
