@@ -33,9 +33,9 @@ func TestMain(m *testing.M) {
 
 var build = sync.OnceValue(func() error {
 	// go test puts its own go first on PATH.
-	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...")
+	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...", "./examples/...")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/...: %w\n%s", err, out)
+		return fmt.Errorf("go build ./cmd/... ./examples/...: %w\n%s", err, out)
 	}
 	return nil
 })

@@ -106,6 +106,10 @@ type File struct {
 	Base uint64
 	// Soname is the DT_SONAME of a Shared file; none when empty.
 	Soname string
+	// PageSize is the alignment of the segments, a power of two: the
+	// largest page size of the systems that are to map the file
+	// (0x1000 when 0).
+	PageSize uint64
 
 	text   []byte
 	data   []byte

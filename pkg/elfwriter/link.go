@@ -112,7 +112,11 @@ func (f *File) Link() (*Image, error) {
 		endRX = im.off[secDynstr] + uint64(len(dynstr))
 	}
 	// The writable segment: .dynamic, .probes, .data.
-	startRW := align(endRX, pageSize)
+	page := f.PageSize
+	if page == 0 {
+		page = pageSize
+	}
+	startRW := align(endRX, page)
 	off := startRW
 	var dynamic []byte
 	if shared {
@@ -226,8 +230,8 @@ func (f *File) Link() (*Image, error) {
 		entry = im.Addr(f.entry)
 	}
 	phdrs := []elf.Prog64{
-		{Type: uint32(elf.PT_LOAD), Flags: uint32(elf.PF_R | elf.PF_X), Off: 0, Vaddr: base, Paddr: base, Filesz: endRX, Memsz: endRX, Align: pageSize},
-		{Type: uint32(elf.PT_LOAD), Flags: uint32(elf.PF_R | elf.PF_W), Off: startRW, Vaddr: base + startRW, Paddr: base + startRW, Filesz: endRW - startRW, Memsz: endRW - startRW, Align: pageSize},
+		{Type: uint32(elf.PT_LOAD), Flags: uint32(elf.PF_R | elf.PF_X), Off: 0, Vaddr: base, Paddr: base, Filesz: endRX, Memsz: endRX, Align: page},
+		{Type: uint32(elf.PT_LOAD), Flags: uint32(elf.PF_R | elf.PF_W), Off: startRW, Vaddr: base + startRW, Paddr: base + startRW, Filesz: endRW - startRW, Memsz: endRW - startRW, Align: page},
 	}
 	if shared {
 		d := at(".dynamic")
@@ -301,7 +305,7 @@ func (f *File) appendNotes(e *encoder, b []byte, im *Image) ([]byte, error) {
 			return nil, fmt.Errorf("link: note %s:%s: no pc", n.Provider, n.Name)
 		}
 		descsz := 3*int(e.addrSize()) + len(n.Provider) + len(n.Name) + len(n.Args) + 3
-		if descsz > math.MaxUint32 {
+		if uint64(descsz) > math.MaxUint32 {
 			return nil, fmt.Errorf("link: note %s:%s: too long", n.Provider, n.Name)
 		}
 		b = e.u32(b, uint32(len(owner)))

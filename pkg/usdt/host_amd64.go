@@ -1,0 +1,3 @@
+package usdt
+
+var host = amd64Machine

@@ -1,0 +1,362 @@
+//go:build linux && (amd64 || arm64)
+
+package usdt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+)
+
+func newLoaded(t *testing.T, name string, probes map[string][]Type) (*Provider, map[string]*Probe) {
+	t.Helper()
+	p, err := NewProvider(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]*Probe)
+	for n, args := range probes {
+		pr, err := p.AddProbe(n, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[n] = pr
+	}
+	if err := p.Load(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, got
+}
+
+// mapsOf returns the lines of /proc/self/maps naming file.
+func mapsOf(t *testing.T, file string) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasSuffix(l, " "+file) || strings.HasSuffix(l, " "+file+" (deleted)") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+func TestLoadNotes(t *testing.T) {
+	p, probes := newLoaded(t, "tprov", map[string][]Type{
+		"request": {Int64, String, Int32},
+		"bytes":   {Int8, Uint8, Int16, Uint16},
+		"none":    nil,
+	})
+	maps := mapsOf(t, "/memfd:tprov")
+	if len(maps) != 2 || !strings.Contains(maps[0], " r-xp ") || !strings.Contains(maps[1], " rw-p ") {
+		t.Fatalf("maps of the object:\n%s\nwant an r-xp and an rw-p mapping", strings.Join(maps, "\n"))
+	}
+	f, err := stapsdt.Open(p.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Probes) != 3 {
+		t.Fatalf("%d probes in %s, want 3", len(f.Probes), p.Path())
+	}
+	want := map[string]string{
+		"request": map[string]string{"amd64": "-8@%rdi 8@%rsi -4@%edx", "arm64": "-8@x0 8@x1 -4@w2"}[runtime.GOARCH],
+		"bytes":   map[string]string{"amd64": "-1@%dil 1@%sil -2@%dx 2@%cx", "arm64": "-1@w0 1@w1 -2@w2 2@w3"}[runtime.GOARCH],
+		"none":    "",
+	}
+	for _, sp := range f.Probes {
+		if sp.Provider != "tprov" || sp.Args != want[sp.Name] {
+			t.Errorf("probe %s:%s args %q, want tprov:%s %q", sp.Provider, sp.Name, sp.Args, sp.Name, want[sp.Name])
+		}
+		st := probes[sp.Name].st.Load()
+		if uintptr(unsafe.Pointer(st.stub))-uintptr(sp.PCOffset) != uintptr(unsafe.Pointer(st.sema))-uintptr(sp.SemaphoreOffset) {
+			t.Errorf("%s: function and semaphore not where the note says", sp.Name)
+		}
+	}
+}
+
+// poke writes b at the address of ptr through /proc/self/mem, as a
+// tracer does, through page protections.
+func poke(t *testing.T, ptr unsafe.Pointer, b []byte) {
+	t.Helper()
+	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("cannot open /proc/self/mem: %v", err)
+	}
+	defer mem.Close()
+	if _, err := mem.WriteAt(b, int64(uintptr(ptr))); err != nil {
+		t.Fatalf("write /proc/self/mem: %v", err)
+	}
+}
+
+func TestEnabled(t *testing.T) {
+	_, probes := newLoaded(t, "tenabled", map[string][]Type{"a": {Int64}, "b": {Int64}})
+	a, b := probes["a"], probes["b"]
+	if a.Enabled() || b.Enabled() {
+		t.Fatal("enabled with no tracer")
+	}
+	st := a.st.Load()
+	// A tracer using the semaphore raises it; another may not.
+	sema := unsafe.Pointer(st.sema)
+	poke(t, sema, []byte{1, 0})
+	if !a.Enabled() || b.Enabled() {
+		t.Errorf("semaphore of a raised: a %v b %v, want true false", a.Enabled(), b.Enabled())
+	}
+	poke(t, sema, []byte{0, 0})
+	if a.Enabled() {
+		t.Error("enabled after the semaphore went back to 0")
+	}
+	// A uprobe without semaphore replaces the nop by a breakpoint.
+	stub := unsafe.Pointer(st.stub)
+	orig := make([]byte, len(host.breakpoint))
+	copy(orig, unsafe.Slice((*byte)(stub), len(host.breakpoint)))
+	poke(t, stub, host.breakpoint)
+	if !a.Enabled() || b.Enabled() {
+		t.Errorf("breakpoint in a: a %v b %v, want true false", a.Enabled(), b.Enabled())
+	}
+	poke(t, stub, orig)
+	if a.Enabled() {
+		t.Error("enabled after the nop was restored")
+	}
+}
+
+func TestFireErrors(t *testing.T) {
+	p, err := NewProvider("terr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := p.AddProbe("q", Int32, String)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.Fire(1, "x"); !errors.Is(err, ErrNotLoaded) {
+		t.Errorf("Fire before Load: %v, want ErrNotLoaded", err)
+	}
+	if err := p.Load(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, tt := range []struct {
+		args  []any
+		index int
+	}{
+		{[]any{1}, -1},
+		{[]any{1, "x", 3}, -1},
+		{[]any{"x", "x"}, 0},
+		{[]any{1, 2}, 1},
+		{[]any{1.5, "x"}, 0},
+		{[]any{nil, "x"}, 0},
+	} {
+		var ae *ArgError
+		if err := pr.Fire(tt.args...); !errors.As(err, &ae) || ae.Index != tt.index {
+			t.Errorf("Fire(%v) = %v, want an ArgError for argument %d", tt.args, err, tt.index)
+		}
+	}
+	for _, args := range [][]any{{int8(-1), "s"}, {uint64(1 << 63), []byte("b")}, {true, ""}, {uintptr(7), "x"}} {
+		if err := pr.Fire(args...); err != nil {
+			t.Errorf("Fire(%v): %v", args, err)
+		}
+	}
+	if _, err := p.AddProbe("late"); !errors.Is(err, ErrLoaded) {
+		t.Errorf("AddProbe while loaded: %v, want ErrLoaded", err)
+	}
+	if err := p.Load(); !errors.Is(err, ErrLoaded) {
+		t.Errorf("second Load: %v, want ErrLoaded", err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{
+		{"app", true}, {"_x9", true}, {"A_b", true},
+		{"", false}, {"9a", false}, {"a:b", false}, {"a-b", false}, {"a b", false}, {strings.Repeat("a", 129), false},
+	} {
+		_, err := NewProvider(tt.name)
+		if (err == nil) != tt.ok {
+			t.Errorf("NewProvider(%q): %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+	p, _ := NewProvider("names")
+	if _, err := p.AddProbe("a", make([]Type, MaxArgs+1)...); err == nil {
+		t.Error("AddProbe with 13 arguments succeeded")
+	}
+	if _, err := p.AddProbe("a", Type(0)); err == nil {
+		t.Error("AddProbe with an unknown type succeeded")
+	}
+	if _, err := p.AddProbe("a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AddProbe("a"); err == nil {
+		t.Error("AddProbe of a probe twice succeeded")
+	}
+}
+
+// countFDs returns the number of open file descriptors.
+func countFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+func TestLoadCloseCycles(t *testing.T) {
+	p, err := NewProvider("tcycle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := p.AddProbe("q", Int64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := countFDs(t)
+	for i := range 100 {
+		if err := p.Load(); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(mapsOf(t, "/memfd:tcycle")); n != 2 {
+			t.Fatalf("cycle %d: %d mappings of the object, want 2", i, n)
+		}
+		if err := pr.Fire(int64(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(mapsOf(t, "/memfd:tcycle")); n != 0 {
+			t.Fatalf("cycle %d: %d mappings of the object after Close, want 0", i, n)
+		}
+		if pr.Enabled() {
+			t.Fatal("enabled after Close")
+		}
+	}
+	if n := countFDs(t); n != fds {
+		t.Errorf("%d descriptors open after 100 cycles, %d before", n, fds)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	// Probes added between cycles grow the object into a new space.
+	for i := range 40 {
+		if _, err := p.AddProbe("grow" + strings.Repeat("x", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Load(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := stapsdt.Open(p.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Probes) != 41 {
+		t.Errorf("%d probes after growing, want 41", len(f.Probes))
+	}
+	p.Close()
+}
+
+func TestManyProviders(t *testing.T) {
+	var ps []*Provider
+	var probes []*Probe
+	for i := range 50 {
+		name := "many" + strings.Repeat("m", i%5) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		p, _ := newLoaded(t, name, map[string][]Type{"q": {Int64}})
+		ps = append(ps, p)
+		probes = append(probes, p.Probes()[0])
+	}
+	for i, pr := range probes {
+		if err := pr.Fire(i); err != nil {
+			t.Fatal(err)
+		}
+		if pr.Enabled() {
+			t.Errorf("%s enabled", pr)
+		}
+	}
+	for _, p := range ps {
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestConcurrent fires from many goroutines while the provider is closed
+// and loaded again; run it with -race.
+func TestConcurrent(t *testing.T) {
+	p, probes := newLoaded(t, "tconc", map[string][]Type{"q": {Int64, String}})
+	q := probes["q"]
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				q.Enabled()
+				if err := q.Fire(i, "s"); err != nil && !errors.Is(err, ErrNotLoaded) {
+					t.Errorf("goroutine %d: %v", g, err)
+					return
+				}
+			}
+		}()
+	}
+	for range 50 {
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Load(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
+
+func TestBuildMachines(t *testing.T) {
+	p, _ := NewProvider("cross")
+	pr, _ := p.AddProbe("q", Int8, Uint16, Int32, Uint64, String)
+	for _, m := range []struct {
+		name string
+		m    machine
+		args string
+	}{
+		{"amd64", amd64Machine, "-1@%dil 2@%si -4@%edx 8@%rcx 8@%r8"},
+		{"arm64", arm64Machine, "-1@w0 2@w1 -4@w2 8@x3 8@x4"},
+	} {
+		img, err := build("cross", []*Probe{pr}, m.m, 0x10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := stapsdt.NewFile(bytes.NewReader(img.bytes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Probes) != 1 || f.Probes[0].Args != m.args || f.Machine != m.m.elf {
+			t.Errorf("%s: probes %+v, want one with %q", m.name, f.Probes, m.args)
+		}
+		if img.rw.off%0x10000 != 0 || img.sites[0].sema%4 != 0 || img.sites[0].fn%16 != 0 {
+			t.Errorf("%s: data at %#x, semaphore at %#x, function at %#x: misaligned", m.name, img.rw.off, img.sites[0].sema, img.sites[0].fn)
+		}
+		if m.name == "arm64" && binary.LittleEndian.Uint32(img.bytes[img.sites[0].fn:]) != 0xd503201f {
+			t.Errorf("arm64: no nop at the function")
+		}
+	}
+}
