@@ -92,13 +92,16 @@ func (p *Provider) load() error {
 	return nil
 }
 
+// memfdCreate is unix.MemfdCreate, replaced in tests.
+var memfdCreate = unix.MemfdCreate
+
 // open writes the object to a memfd named name or, where the memfd cannot
 // be mapped executable, to a temporary file.
 func (o *object) open(name string) error {
-	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_EXEC)
+	fd, err := memfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_EXEC)
 	if errors.Is(err, unix.EINVAL) {
 		// Kernels before 6.3 know no MFD_EXEC; their memfds are executable.
-		fd, err = unix.MemfdCreate(name, unix.MFD_CLOEXEC)
+		fd, err = memfdCreate(name, unix.MFD_CLOEXEC)
 	}
 	if err == nil {
 		o.file = os.NewFile(uintptr(fd), "/memfd:"+name)

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"golang.org/x/sys/unix"
 )
 
 func newLoaded(t *testing.T, name string, probes map[string][]Type) (*Provider, map[string]*Probe) {
@@ -358,5 +360,37 @@ func TestBuildMachines(t *testing.T) {
 		if m.name == "arm64" && binary.LittleEndian.Uint32(img.bytes[img.sites[0].fn:]) != 0xd503201f {
 			t.Errorf("arm64: no nop at the function")
 		}
+	}
+}
+
+// TestTempFile loads through a temporary file where no memfd can be had,
+// and removes it on Close.
+func TestTempFile(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	defer func(f func(string, int) (int, error)) { memfdCreate = f }(memfdCreate)
+	memfdCreate = func(string, int) (int, error) { return -1, unix.ENOSYS }
+	p, probes := newLoaded(t, "ttemp", map[string][]Type{"q": {Int64, String}})
+	path := p.Path()
+	if filepath.Dir(path) != os.Getenv("TMPDIR") || !strings.HasPrefix(filepath.Base(path), "ttemp-") {
+		t.Errorf("object at %s, want a ttemp-* file in $TMPDIR", path)
+	}
+	if n := len(mapsOf(t, path)); n != 2 {
+		t.Errorf("%d mappings of %s, want 2", n, path)
+	}
+	f, err := stapsdt.Open(path)
+	if err != nil || len(f.Probes) != 1 {
+		t.Fatalf("probes of %s: %v", path, err)
+	}
+	if err := probes["q"].Fire(1, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s after Close: %v, want it removed", path, err)
+	}
+	if n := len(mapsOf(t, path)); n != 0 {
+		t.Errorf("%d mappings of %s after Close", n, path)
 	}
 }
