@@ -19,7 +19,6 @@ import (
 type space struct {
 	addr unsafe.Pointer
 	size uintptr
-	prev *space // a smaller range reserved before, kept as long as this one
 }
 
 // reserve returns a space of at least size bytes for p, reusing p's.
@@ -31,12 +30,9 @@ func (p *Provider) reserve(size uintptr) (*space, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reserve %d bytes: %w", size, err)
 	}
-	s := &space{addr: addr, size: size, prev: p.space}
-	runtime.AddCleanup(p, func(s *space) {
-		for ; s != nil; s = s.prev {
-			unix.MunmapPtr(s.addr, s.size)
-		}
-	}, s)
+	// A smaller space reserved before stays reserved too, until p goes.
+	s := &space{addr: addr, size: size}
+	runtime.AddCleanup(p, func(s *space) { unix.MunmapPtr(s.addr, s.size) }, s)
 	p.space = s
 	return s, nil
 }
