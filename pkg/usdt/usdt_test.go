@@ -6,12 +6,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
@@ -392,5 +394,51 @@ func TestTempFile(t *testing.T) {
 	}
 	if n := len(mapsOf(t, path)); n != 0 {
 		t.Errorf("%d mappings of %s after Close", n, path)
+	}
+}
+
+// mapped reports whether addr is mapped in this process.
+func mapped(t *testing.T, addr uintptr) bool {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		var start, end uintptr
+		if _, err := fmt.Sscanf(l, "%x-%x", &start, &end); err == nil && start <= addr && addr < end {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSpaceReleased checks that the address space reserved for a Provider
+// is released once the Provider is unreachable.
+func TestSpaceReleased(t *testing.T) {
+	addr := func() uintptr {
+		p, err := NewProvider("tgone")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.AddProbe("q"); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Load(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return uintptr(p.space.addr)
+	}()
+	if !mapped(t, addr) {
+		t.Fatal("reserved space not mapped after Close")
+	}
+	for i := 0; i < 100 && mapped(t, addr); i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if mapped(t, addr) {
+		t.Error("reserved space still mapped after the Provider went")
 	}
 }
