@@ -43,14 +43,7 @@ func TestLink(t *testing.T) {
 	} {
 		t.Run(tt.typ.String(), func(t *testing.T) {
 			f, word, sema, pc := testFile(tt.typ)
-			im, err := f.Link()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ef, err := elf.NewFile(bytes.NewReader(im.Bytes))
-			if err != nil {
-				t.Fatal(err)
-			}
+			im, ef := link(t, f)
 			if ef.Type != tt.etyp || ef.Machine != elf.EM_X86_64 || ef.Entry != tt.base+0x1000 {
 				t.Errorf("type %v machine %v entry %#x, want %v EM_X86_64 %#x", ef.Type, ef.Machine, ef.Entry, tt.etyp, tt.base+0x1000)
 			}

@@ -40,6 +40,20 @@ func stubFile(m elf.Machine, t Type) (*File, []Label, Label) {
 	return f, pcs, sema
 }
 
+// link links f and parses the result.
+func link(t *testing.T, f *File) (*Image, *elf.File) {
+	t.Helper()
+	im, err := f.Link()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(im.Bytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im, ef
+}
+
 // labelOf returns the Label named name.
 func (f *File) labelOf(name string) Label {
 	for i, l := range f.labels {
@@ -55,14 +69,7 @@ func TestLinkMachines(t *testing.T) {
 		for _, typ := range []Type{Exec, PIE, Shared} {
 			t.Run(m.String()+"/"+typ.String(), func(t *testing.T) {
 				f, pcs, sema := stubFile(m, typ)
-				im, err := f.Link()
-				if err != nil {
-					t.Fatal(err)
-				}
-				ef, err := elf.NewFile(bytes.NewReader(im.Bytes))
-				if err != nil {
-					t.Fatal(err)
-				}
+				im, ef := link(t, f)
 				a := arches[m]
 				if ef.Machine != m || ef.Class != a.class || ef.ByteOrder != a.order {
 					t.Errorf("machine %v class %v order %v, want %v %v %v", ef.Machine, ef.Class, ef.ByteOrder, m, a.class, a.order)
@@ -115,14 +122,7 @@ func TestLinkMachines(t *testing.T) {
 
 func TestLinkShared(t *testing.T) {
 	f, _, _ := stubFile(elf.EM_X86_64, Shared)
-	im, err := f.Link()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ef, err := elf.NewFile(bytes.NewReader(im.Bytes))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ef := link(t, f)
 	if ef.Type != elf.ET_DYN || ef.Entry != 0 {
 		t.Errorf("type %v entry %#x, want ET_DYN 0", ef.Type, ef.Entry)
 	}
