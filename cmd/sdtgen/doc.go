@@ -10,6 +10,7 @@ Usage:
 	sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
 	sdtgen -h [-o FILE.h] SPEC.d
 	sdtgen -G -o FILE.o SPEC.d
+	sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
 
 SPEC.d is a provider file, as systemtap's dtrace reads it:
 
@@ -18,8 +19,8 @@ SPEC.d is a provider file, as systemtap's dtrace reads it:
 		probe s(const char *);
 	};
 
-For a program, arguments must be integers, pointers or strings (char *);
-floating-point arguments are not supported. The header takes any type.
+For a program, arguments must be integers, pointers, strings (char *),
+float or double; long double is not supported. The header takes any type.
 
 The flags are:
 
@@ -37,14 +38,28 @@ The flags are:
 		Place the probe arguments in the operand forms of the
 		comma-separated LIST in turn, over all arguments of all sites
 		(default reg):
-			reg  a register, sized as the argument: -4@%edi, 8@%rax, 1@%al
-			mem  a stack slot: -4@-8(%rbp), 8@16(%rsp)
-			sib  base, index and scale: -8@8(%rbx,%rcx,4), 2@44(%rbx,%rcx)
-			rip  a .data slot through a symbol: -4@p_q_site1(%rip),
-			     8@p_q_site1+8(%rip)
-			imm  a constant, the value of iteration 1: -4@$-1000
-		A string argument never takes the imm form (its address is not
-		constant in a PIE); it is placed in a register instead.
+			reg    a register, sized as the argument: -4@%edi, 8@%rax,
+			       1@%al
+			mem    a stack slot: -4@-8(%rbp), 8@16(%rsp)
+			sib    base, index and scale: -8@8(%rbx,%rcx,4),
+			       2@44(%rbx,%rcx)
+			rip    a .data slot through a symbol: -4@p_q_site1(%rip),
+			       8@p_q_site1+8(%rip)
+			imm    a constant, the value of iteration 1: -4@$-1000
+			float  an SSE register, for a float or double argument
+		A float or double is marked "f" and never signed, as sys/sdt.h
+		marks it, and takes the forms as gcc and clang give them: reg is
+		a general-purpose register holding its bits (8f@%rax, 4f@%edx,
+		the float in the low 4 bytes), mem, sib and rip hold it in memory
+		(8f@-8(%rbp), 4f@p_q_site1+8(%rip)), and float is %xmmI for
+		argument I (8f@%xmm0, 4f@%xmm2), which gcc writes when a program
+		sets STAP_SDT_ARG_CONSTRAINT to norx (sys/sdt.h's own nor never
+		gives an SSE register). Some forms do not fit some arguments: a
+		string whose turn is imm takes reg (its address is not constant
+		in a PIE); a float or double whose turn is imm takes rip (a
+		compiler puts a floating-point constant in memory, as in
+		8f@.LC0(%rip)); any other argument whose turn is float takes
+		reg.
 	--sites N
 		Give each probe N sites (default 1).
 	--manifest FILE
@@ -69,8 +84,17 @@ The flags are:
 	-G
 		Write an object file defining the semaphores of the header's
 		probes to -o FILE.o, instead of a program.
+	-s SPEC.d
+		Read SPEC.d, named by a flag instead of an argument; with -h
+		and -G, take systemtap's command line (see below).
+	-C
+		Run SPEC.d through the C preprocessor first, $CPP or cpp, with
+		the -IDIR and -DNAME[=VALUE] options given (which are errors
+		without -C).
 	-help, --help
 		Print the usage and exit. (-h is not help: it takes SPEC.d.)
+
+Flags may follow other arguments.
 
 The program is run as
 
@@ -85,15 +109,17 @@ it makes raw system calls.
 On iteration k (from 1), integer argument i (from 0) has the value
 k*1000+i, negated when its type is signed, truncated to its size (so an
 unsigned char argument 0 is 1000 mod 256 = 232 on iteration 1). A pointer
-counts as an unsigned 8-byte integer. A string argument i points to the
-string "PROVIDER:NAME:argI". An imm argument is the constant of iteration 1.
+counts as an unsigned 8-byte integer. A float or double argument i is
+-(k*1000+i+0.5), exact in binary (for a float while k*1000+i is below
+2^23). A string argument i points to the string "PROVIDER:NAME:argI". An
+imm argument is the constant of iteration 1.
 
 With --semaphores, the program prints one line per iteration to standard
 output: the iteration number followed by PROVIDER:NAME of each site that
 fired, separated by spaces, such as "2 p:q p:q" for a probe with two sites.
 Without --semaphores it prints nothing.
 
-The manifest is one JSON object with these fields:
+The manifest is one JSON object, on one line, with these fields:
 
 	type           "exec" or "pie"
 	machine        "x86-64"
@@ -109,8 +135,9 @@ Each probe has:
 	semaphore_offset  its file offset: a uprobe's ref_ctr_offset
 	semaphore_symbol  its symbol, PROVIDER_NAME_semaphore
 	args              one object per argument: type (the C type), size,
-	                  signed, string (true for a string) and, for a
-	                  string, value (the string pointed to)
+	                  signed, string (true for a string), float (true
+	                  for a float or double) and, for a string, value
+	                  (the string pointed to)
 	sites             one object per site, in note order
 
 Each site has:
@@ -119,7 +146,12 @@ Each site has:
 	pc_offset  its file offset: where a uprobe attaches
 	args       the argument string of the note
 	argv       one object per argument: operand (its token in args),
-	           form (reg, mem, sib, rip or imm) and, for imm, value
+	           form (reg, mem, sib, rip, imm or float, the form taken)
+	           and, for imm, value
+	values     the argument values of iterations 1, 2 and 3, one array
+	           per iteration, as a tracer reading the note shows them:
+	           integers and floating-point values as numbers, strings as
+	           strings
 
 The notes are laid out exactly as sys/sdt.h lays them out, one per site, in
 the order of the manifest's sites.
@@ -151,5 +183,24 @@ using the header is linked with the object of sdtgen -G: a relocatable
 x86-64 object with one 2-byte, zero-initialized, global, hidden object per
 probe in a writable section .probes, as systemtap's dtrace -G writes. The
 two are interchangeable with systemtap's.
+
+# Systemtap's command line
+
+With -s, sdtgen -h and -G take the command line of systemtap's dtrace, so
+that sdtgen can stand in for it in a build, as DTRACE=sdtgen:
+
+	sdtgen -G -s SPEC.d -o FILE.o OBJ...
+	sdtgen -h -s SPEC.d -o FILE.h
+
+The arguments that are not flags, the object files DTrace's -G would
+read, are ignored, as systemtap's dtrace ignores them: sys/sdt.h or the
+-h header has already put the notes in them, and -G only defines the
+semaphores, so nothing in them needs rewriting. Without -o, -h writes
+SPEC.h and -G SPEC.o in the current directory: the base name of SPEC.d
+with its extension replaced. The options makefiles written for DTrace
+pass, -64, -32, -fpic, -fPIC, -k, --no-pyparsing, --types and -x with
+its value, are accepted and ignored, as systemtap's dtrace accepts them.
+Without -s, -h writes to standard output unless given -o and -G needs -o,
+as described above.
 */
 package main

@@ -4,6 +4,6 @@ import "errors"
 
 var (
 	errNoProbes    = errors.New("no probes")
-	errFloat       = errors.New("floating-point arguments are not supported")
-	errUnknownType = errors.New("not an integer, pointer or string type")
+	errLongDouble  = errors.New("long double arguments are not supported")
+	errUnknownType = errors.New("not an integer, pointer, string or floating-point type")
 )

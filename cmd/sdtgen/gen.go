@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strconv"
-
 	"strings"
 
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
@@ -43,6 +42,7 @@ type generator struct {
 	iter, iters, interval, k1000, ts, numbuf, sibArea elfwriter.Label
 	printNum, atoi                                    elfwriter.Label
 	usage                                             elfwriter.Label
+	half32, half64                                    elfwriter.Label // 0.5, made when first needed
 
 	nextForm int // the form of the next argument, in turn over all sites
 	nsites   int
@@ -241,9 +241,9 @@ func (g *generator) helpers() {
 // probe emits every site of p.
 func (g *generator) probe(p *probe) {
 	f := g.f
-	mp := manifestProbe{Provider: p.provider, Name: p.name}
+	mp := manifestProbe{Provider: p.provider, Name: p.name, Args: []manifestType{}}
 	for i, a := range p.args {
-		mp.Args = append(mp.Args, manifestType{Type: a.ctype, Size: a.size, Signed: a.signed, String: a.str})
+		mp.Args = append(mp.Args, manifestType{Type: a.ctype, Size: a.size, Signed: a.signed, String: a.str, Float: a.float})
 		if a.str {
 			s := fmt.Sprintf("%s:%s:arg%d", p.provider, p.name, i)
 			mp.Args[i].label = f.Data("", append([]byte(s), 0), 1)
@@ -274,12 +274,8 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 	forms := make([]form, len(p.args))
 	var sib, rip bool
 	for i, a := range p.args {
-		forms[i] = g.opts.forms[g.nextForm%len(g.opts.forms)]
+		forms[i] = g.opts.forms[g.nextForm%len(g.opts.forms)].forArg(a)
 		g.nextForm++
-		if forms[i] == formImm && a.str {
-			// An address is no constant in a PIE.
-			forms[i] = formReg
-		}
 		sib = sib || forms[i] == formSIB
 		rip = rip || forms[i] == formRIP
 	}
@@ -293,13 +289,13 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 		f.LeaRIP(elfwriter.RBX, g.sibArea, 0)
 		f.MovImm(elfwriter.RCX, sibIndex)
 	}
-	// Values in memory are stored through %rax first; registers are
-	// loaded last, so that the stores cannot clobber them.
 	ms.Argv = make([]manifestArg, len(p.args))
 	var operands []string
-	for pass := 0; pass < 2; pass++ {
+	// Memory first, registers last, so that no load clobbers another
+	// (see form.pass).
+	for pass := 0; pass < 3; pass++ {
 		for i, a := range p.args {
-			if (forms[i] == formReg) != (pass == 1) {
+			if forms[i].pass() != pass {
 				continue
 			}
 			ma := &ms.Argv[i]
@@ -310,6 +306,10 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 				r := regPool[(i+g.nsites-1)%len(regPool)]
 				g.load(r, a, mp.Args[i], i)
 				loc = r.Name(a.size)
+			case formFloat:
+				x := elfwriter.XReg(i) // %xmm15 stays free for loadFloatBits
+				g.loadFloat(x, elfwriter.RAX, a, i)
+				loc = x.Name()
 			case formMem:
 				g.load(elfwriter.RAX, a, mp.Args[i], i)
 				base, disp := elfwriter.RBP, int32(-8*(i+1))
@@ -342,6 +342,7 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 			ma.Operand = sizePrefix(a) + loc
 		}
 	}
+	ms.Values = siteValues(p.args, mp.Args, ms.Argv)
 	for _, ma := range ms.Argv {
 		operands = append(operands, ma.Operand)
 	}
@@ -364,6 +365,10 @@ func (g *generator) load(r elfwriter.Reg, a argType, mt manifestType, i int) {
 		f.LeaRIP(r, mt.label, 0)
 		return
 	}
+	if a.float {
+		g.loadFloatBits(r, a, i)
+		return
+	}
 	f.LoadRIP(r, g.k1000, 0)
 	if i != 0 {
 		f.AddImm(r, int32(i))
@@ -373,7 +378,12 @@ func (g *generator) load(r elfwriter.Reg, a argType, mt manifestType, i int) {
 	}
 }
 
+// sizePrefix returns the size and sign of a's operand, as sys/sdt.h writes
+// them: "-4@", "8@", and "8f@" for a double, which is never marked signed.
 func sizePrefix(a argType) string {
+	if a.float {
+		return fmt.Sprintf("%df@", a.size)
+	}
 	if a.signed {
 		return fmt.Sprintf("-%d@", a.size)
 	}

@@ -21,6 +21,8 @@ var (
 	tShort = argType{ctype: "short", size: 2, signed: true}
 	tUChar = argType{ctype: "unsigned char", size: 1}
 	tStr   = argType{ctype: "char *", size: 8, str: true}
+	tFloat = argType{ctype: "float", size: 4, float: true}
+	tDbl   = argType{ctype: "double", size: 8, float: true}
 )
 
 // testProbes stands in for a parsed provider file.
@@ -30,6 +32,78 @@ func testProbes() []*probe {
 		{provider: "p", name: "r"},
 		{provider: "p", name: "all", args: []argType{tInt, tLong, tULong, tShort, tUChar, tStr, tInt, tLong, tULong, tShort, tUChar, tInt}},
 		{provider: "other", name: "s", args: []argType{tStr, tUChar}},
+		{provider: "other", name: "f", args: []argType{tDbl, tInt, tFloat, tStr, tDbl, tFloat, tULong}},
+	}
+}
+
+func TestFloatValue(t *testing.T) {
+	for _, tt := range []struct {
+		k    uint64
+		i    int
+		want float64
+	}{
+		{1, 0, -1000.5},
+		{2, 3, -2003.5},
+		{8388, 11, -8388011.5},
+	} {
+		got := floatValue(tt.k, tt.i)
+		if got != tt.want || float64(float32(got)) != got {
+			t.Errorf("floatValue(%d, %d) = %v (as float %v), want %v", tt.k, tt.i, got, float32(got), tt.want)
+		}
+	}
+}
+
+func TestFormForArg(t *testing.T) {
+	for _, tt := range []struct {
+		f    form
+		a    argType
+		want form
+	}{
+		{formImm, tInt, formImm},
+		{formImm, tStr, formReg},
+		{formImm, tDbl, formRIP},
+		{formFloat, tFloat, formFloat},
+		{formFloat, tLong, formReg},
+		{formFloat, tStr, formReg},
+		{formMem, tDbl, formMem},
+	} {
+		if got := tt.f.forArg(tt.a); got != tt.want {
+			t.Errorf("%v.forArg(%s) = %v, want %v", tt.f, tt.a.ctype, got, tt.want)
+		}
+	}
+}
+
+func TestSizePrefix(t *testing.T) {
+	for _, tt := range []struct {
+		a    argType
+		want string
+	}{{tInt, "-4@"}, {tULong, "8@"}, {tDbl, "8f@"}, {tFloat, "4f@"}, {tStr, "8@"}} {
+		if got := sizePrefix(tt.a); got != tt.want {
+			t.Errorf("sizePrefix(%s) = %q, want %q", tt.a.ctype, got, tt.want)
+		}
+	}
+}
+
+func TestSiteValues(t *testing.T) {
+	imm := int64(-1000)
+	args := []argType{tInt, tStr, tDbl, tUChar}
+	types := []manifestType{{}, {Value: "p:q:arg1"}, {}, {}}
+	argv := []manifestArg{{Value: &imm}, {}, {}, {}}
+	got := siteValues(args, types, argv)
+	want := [][]any{
+		{int64(-1000), "p:q:arg1", -1002.5, int64(1003 & 0xff)},
+		{int64(-1000), "p:q:arg1", -2002.5, int64(2003 & 0xff)},
+		{int64(-1000), "p:q:arg1", -3002.5, int64(3003 & 0xff)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("siteValues = %v, want %v", got, want)
+	}
+	for k := range want {
+		for i := range want[k] {
+			if got[k][i] != want[k][i] {
+				t.Errorf("siteValues()[%d][%d] = %v (%T), want %v (%T)", k, i, got[k][i], got[k][i], want[k][i], want[k][i])
+			}
+		}
 	}
 }
 
@@ -64,6 +138,7 @@ func TestGenerate(t *testing.T) {
 		{"pie", options{typ: elfwriter.PIE}},
 		{"forms", options{typ: elfwriter.Exec, forms: []form{formReg, formMem, formSIB, formRIP, formImm}, sites: 2}},
 		{"pie-forms-sema", options{typ: elfwriter.PIE, forms: []form{formImm, formRIP, formSIB, formMem, formReg}, sites: 3, semaphores: true}},
+		{"float", options{typ: elfwriter.Exec, forms: []form{formFloat, formImm, formReg, formMem, formSIB, formRIP}, sites: 2}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			im, man, err := generate(testProbes(), tt.opts)
@@ -115,6 +190,9 @@ func TestGenerate(t *testing.T) {
 					if want.Form == "imm" && (a.Kind != argspec.Const || want.Value == nil || a.Offset != *want.Value) {
 						t.Errorf("note %d arg %d = %v, want constant %v", i, j, a, want.Value)
 					}
+					if a.Float != mp.Args[j].Float || (want.Form == "float") != (a.Kind == argspec.FloatRegister) {
+						t.Errorf("note %d arg %d = %v, float %v, want float %v in form %s", i, j, a, a.Float, mp.Args[j].Float, want.Form)
+					}
 				}
 			}
 		})
@@ -131,6 +209,7 @@ func TestRun(t *testing.T) {
 	}{
 		{"exec", options{typ: elfwriter.Exec}, nil, ""},
 		{"pie", options{typ: elfwriter.PIE, forms: []form{formMem, formSIB, formRIP, formImm, formReg}}, []string{"3", "0"}, ""},
+		{"float", options{typ: elfwriter.PIE, forms: []form{formFloat, formMem, formReg}}, []string{"2", "0"}, ""},
 		// No tracer: no semaphore is raised and no probe fires.
 		{"semaphores", options{typ: elfwriter.Exec, semaphores: true}, []string{"2", "1"}, "1\n2\n"},
 	} {

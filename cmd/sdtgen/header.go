@@ -220,13 +220,13 @@ func writeProbeMacros(w *bufio.Writer, provider string, pr *dtrace.Probe) {
 
 // writeHeaderFile writes the header of the provider file spec to out, or
 // to stdout when out is "".
-func writeHeaderFile(out, spec string, stdout io.Writer) error {
+func writeHeaderFile(out string, spec specFile, stdout io.Writer) error {
 	providers, err := loadProviders(spec)
 	if err != nil {
 		return err
 	}
 	if out == "" {
-		if err := writeHeader(stdout, spec, providers); err != nil {
+		if err := writeHeader(stdout, spec.name, providers); err != nil {
 			return fmt.Errorf("%s: %w", spec, err)
 		}
 		return nil
@@ -235,7 +235,7 @@ func writeHeaderFile(out, spec string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeHeader(f, spec, providers); err != nil {
+	if err := writeHeader(f, spec.name, providers); err != nil {
 		f.Close()
 		os.Remove(out)
 		return fmt.Errorf("%s: %w", spec, err)

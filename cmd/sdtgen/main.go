@@ -15,13 +15,16 @@ import (
 const usageText = `usage: sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
        sdtgen -h [-o FILE.h] SPEC.d
        sdtgen -G -o FILE.o SPEC.d
+       sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
 
 Write an x86-64 Linux executable that fires every probe of the DTrace
 provider file SPEC.d with known argument values, with no compiler.
 Run it as PROG [ITERATIONS [INTERVAL_MS]].
 
 With -h, write a C header of probe macros instead, which needs no
-<sys/sdt.h>; with -G, the object file defining their semaphores.
+<sys/sdt.h>; with -G, the object file defining their semaphores. With -s,
+-h and -G take the command line of systemtap's dtrace: OBJ... are
+ignored, -o defaults to SPEC.h or SPEC.o, -C runs $CPP (or cpp).
 -help or --help prints this message (-h is the header).
 
 Flags:
@@ -48,26 +51,30 @@ type config struct {
 	out      string
 	manifest string
 	corrupt  corruption
-	spec     string
+	spec     specFile
 	opts     options
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
-	var pie, header, object bool
-	var corrupt string
+	var pie, header, object, cpp bool
+	var corrupt, spec string
 	forms := "reg"
 	fs := cli.FlagSet("sdtgen", usageText, stderr)
 	fs.BoolVar(&header, "h", false, "write a C header of probe macros (to -o FILE.h or standard output)")
 	fs.BoolVar(&object, "G", false, "write an object file defining the semaphores of the -h header")
+	fs.StringVar(&spec, "s", "", "read the provider file `SPEC.d`, as systemtap's dtrace does; other arguments are then object files, ignored")
+	fs.BoolVar(&cpp, "C", false, "run SPEC.d through the C preprocessor ($CPP or cpp) with the -I and -D options given")
 	fs.StringVar(&c.out, "o", "", "write the program to `PROG`")
 	fs.BoolVar(&pie, "pie", false, "write a static PIE (ET_DYN) instead of an ET_EXEC at 0x400000")
 	fs.BoolVar(&c.opts.semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
-	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm)")
+	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm,float)")
 	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites")
 	fs.StringVar(&c.manifest, "manifest", "", "write the JSON manifest to `FILE`")
 	fs.StringVar(&corrupt, "corrupt", "", "write a defect of `KIND` into the notes: "+strings.Join(corruptions, ", "))
-	if err := cli.Parse(fs, args); err != nil {
+	args, cppFlags := stapOptions(args)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return nil, err
 	}
 	usage := func(format string, a ...any) (*config, error) {
@@ -75,10 +82,21 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		fs.Usage()
 		return nil, cli.ErrUsage
 	}
-	if fs.NArg() != 1 {
-		return usage("want one SPEC.d, have %d arguments", fs.NArg())
+	stap := spec != "" // systemtap's command line
+	switch {
+	case stap && !header && !object && len(pos) > 0:
+		return usage("-s %s: object files %s only with -h or -G", spec, strings.Join(pos, " "))
+	case spec == "" && len(pos) != 1:
+		return usage("want one SPEC.d, have %d arguments", len(pos))
+	case spec == "":
+		spec = pos[0]
 	}
-	c.spec = fs.Arg(0)
+	c.spec = specFile{name: spec, stderr: stderr}
+	if cpp {
+		c.spec.cpp = cppCommand(cppFlags)
+	} else if len(cppFlags) > 0 {
+		return usage("%s: only with -C", strings.Join(cppFlags, " "))
+	}
 	switch {
 	case header && object:
 		return usage("-h and -G exclude each other")
@@ -89,12 +107,21 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		}
 		var set []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "h" && f.Name != "G" && f.Name != "o" {
+			switch f.Name {
+			case "h", "G", "o", "s", "C":
+			default:
 				set = append(set, "-"+f.Name)
 			}
 		})
 		if len(set) > 0 {
 			return usage("%s: only for programs, not with -h or -G", strings.Join(set, ", "))
+		}
+		if c.out == "" && stap {
+			ext := ".h"
+			if object {
+				ext = ".o"
+			}
+			c.out = stapOutput(spec, ext)
 		}
 		if object && c.out == "" {
 			return usage("no -o FILE.o")
@@ -106,7 +133,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if c.opts.sites < 1 {
 		return usage("--sites %d: want at least 1", c.opts.sites)
 	}
-	var err error
 	if c.opts.forms, err = parseForms(forms); err != nil {
 		return usage("--forms: %v", err)
 	}

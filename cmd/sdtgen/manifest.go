@@ -11,8 +11,13 @@ import (
 // valueRule is the manifest's statement of the argument values; doc.go
 // says the same.
 const valueRule = "on iteration k (from 1), integer argument i (from 0) is k*1000+i, " +
-	"negated when signed, truncated to its size; a string argument points to " +
-	"\"PROVIDER:NAME:argI\"; an imm argument is the constant of iteration 1"
+	"negated when signed, truncated to its size; a float or double argument i is " +
+	"-(k*1000+i+0.5); a string argument points to \"PROVIDER:NAME:argI\"; " +
+	"an imm argument is the constant of iteration 1"
+
+// valueIterations is the number of iterations whose values each site of
+// the manifest lists.
+const valueIterations = 3
 
 // A manifest describes a generated program; doc.go specifies the fields.
 type manifest struct {
@@ -41,6 +46,7 @@ type manifestType struct {
 	Size   int    `json:"size"`
 	Signed bool   `json:"signed"`
 	String bool   `json:"string,omitempty"`
+	Float  bool   `json:"float,omitempty"`
 	Value  string `json:"value,omitempty"` // the string pointed to
 
 	label elfwriter.Label
@@ -51,6 +57,7 @@ type manifestSite struct {
 	PCOffset uint64        `json:"pc_offset"`
 	Args     string        `json:"args"`
 	Argv     []manifestArg `json:"argv"`
+	Values   [][]any       `json:"values"`
 }
 
 type manifestArg struct {
@@ -69,8 +76,33 @@ func newManifest(opts options) *manifest {
 	}
 }
 
+// siteValues returns the argument values of a site on the first
+// valueIterations iterations, one slice per iteration, as a tracer reading
+// the site's note shows them: integers (an imm argument's constant every
+// time), floating-point numbers and strings.
+func siteValues(args []argType, types []manifestType, argv []manifestArg) [][]any {
+	values := make([][]any, valueIterations)
+	for k := range values {
+		values[k] = make([]any, len(args))
+		for i, a := range args {
+			switch {
+			case argv[i].Value != nil:
+				values[k][i] = *argv[i].Value
+			case a.str:
+				values[k][i] = types[i].Value
+			case a.float:
+				values[k][i] = floatValue(uint64(k+1), i)
+			default:
+				values[k][i] = a.value(uint64(k+1), i)
+			}
+		}
+	}
+	return values
+}
+
+// write writes the manifest as one line, for tools that read JSON lines.
 func (m *manifest) write(w io.Writer) error {
-	b, err := json.MarshalIndent(m, "", "\t")
+	b, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 
 // writeObjectFile writes to out the object file defining the semaphores
 // of the probes of the provider file spec, in file order.
-func writeObjectFile(out, spec string) error {
+func writeObjectFile(out string, spec specFile) error {
 	providers, err := loadProviders(spec)
 	if err != nil {
 		return err

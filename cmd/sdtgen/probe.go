@@ -17,6 +17,7 @@ type argType struct {
 	size   int    // 1, 2, 4 or 8
 	signed bool
 	str    bool // a pointer to a NUL-terminated string
+	float  bool // float (size 4) or double (size 8)
 }
 
 // maxArgs is the most arguments sys/sdt.h accepts.
@@ -27,6 +28,13 @@ func (p *probe) check() error {
 		return fmt.Errorf("probe %s: %d arguments, at most %d", p, len(p.args), maxArgs)
 	}
 	return nil
+}
+
+// floatValue returns the value of floating-point argument i on iteration
+// k, by the rule doc.go states: -(k*1000+i+0.5), exact in a float while
+// k*1000+i is below 2^23.
+func floatValue(k uint64, i int) float64 {
+	return -(float64(k*1000+uint64(i)) + 0.5)
 }
 
 // value returns the value of integer argument i on iteration k, by the

@@ -2,29 +2,29 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 )
 
-// loadSpec reads the provider file name into the probes to generate, in
+// loadSpec reads the provider file spec into the probes to generate, in
 // file order.
-func loadSpec(name string) ([]*probe, error) {
-	providers, err := loadProviders(name)
+func loadSpec(spec specFile) ([]*probe, error) {
+	providers, err := loadProviders(spec)
 	if err != nil {
 		return nil, err
 	}
 	probes, err := probesOf(providers)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	return probes, nil
 }
 
-// loadProviders reads and parses the provider file name; a file with no
+// loadProviders reads and parses the provider file spec; a file with no
 // probes is an error.
-func loadProviders(name string) ([]dtrace.Provider, error) {
-	src, err := os.ReadFile(name)
+func loadProviders(spec specFile) ([]dtrace.Provider, error) {
+	name := spec.name
+	src, err := spec.read()
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,10 @@ func argTypeOf(ctype string) (argType, error) {
 	case dtrace.String:
 		a.str = true
 	case dtrace.Float:
-		return a, fmt.Errorf("type %q: %w", ctype, errFloat)
+		if t.Size != 4 && t.Size != 8 {
+			return a, fmt.Errorf("type %q: %w", ctype, errLongDouble)
+		}
+		a.float = true
 	default:
 		return a, fmt.Errorf("type %q: %w", ctype, errUnknownType)
 	}
