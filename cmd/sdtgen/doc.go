@@ -7,7 +7,7 @@ and -G write, with no need of <sys/sdt.h>.
 
 Usage:
 
-	sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+	sdtgen -o PROG [--pie | --shared] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
 	sdtgen -h [-o FILE.h] SPEC.d
 	sdtgen -G -o FILE.o SPEC.d
 	sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
@@ -30,6 +30,9 @@ The flags are:
 		Write a static position-independent executable (ET_DYN with no
 		interpreter, linked at 0) instead of an ET_EXEC linked at
 		0x400000.
+	--shared
+		Write a shared object (ET_DYN linked at 0, with a dynamic
+		section) instead of a program: see "Shared objects" below.
 	--semaphores
 		Give every probe a semaphore, PROVIDER_NAME_semaphore, in section
 		.probes; a probe then fires only while its semaphore is non-zero,
@@ -119,14 +122,38 @@ output: the iteration number followed by PROVIDER:NAME of each site that
 fired, separated by spaces, such as "2 p:q p:q" for a probe with two sites.
 Without --semaphores it prints nothing.
 
+# Shared objects
+
+With --shared, sdtgen writes a shared object instead of a program. It
+exports, for each probe, a function
+
+	long PROVIDER_NAME(unsigned long k)
+
+which fires every site of the probe once with the values of iteration k
+and returns the number of sites that fired (with --semaphores, those whose
+semaphore is raised), and
+
+	long sdt_fire_all(unsigned long k)
+
+which calls them all in file order and returns the sum. They follow the
+System V AMD64 calling convention, so C programs call them. The object has
+no relocations and needs no libc: the dynamic loader loads it (dlopen, or
+linked with -L. -lNAME), and so does a program that only maps its two
+PT_LOAD segments at one base address, as package usdt does. The semaphores
+are exported too. Two probes whose functions would have the same name
+(p_q:r and p:q_r) are an error.
+
 The manifest is one JSON object, on one line, with these fields:
 
-	type           "exec" or "pie"
+	type           "exec", "pie" or "shared"
 	machine        "x86-64"
 	stapsdt_base   address of .stapsdt.base
 	semaphores     whether --semaphores was given
 	value_rule     the value rule above, in words
 	probes         one object per probe, in file order
+	functions      of a shared object, one object per exported function:
+	               name, probe (PROVIDER:NAME; none for sdt_fire_all)
+	               and addr, its address
 
 Each probe has:
 

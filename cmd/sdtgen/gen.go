@@ -44,6 +44,8 @@ type generator struct {
 	usage                                             elfwriter.Label
 	half32, half64                                    elfwriter.Label // 0.5, made when first needed
 
+	count elfwriter.Label // of a shared object: the sites fired by a call
+
 	nextForm int // the form of the next argument, in turn over all sites
 	nsites   int
 	man      *manifest
@@ -72,10 +74,16 @@ func generate(probes []*probe, opts options) (*elfwriter.Image, *manifest, error
 		}
 	}
 	g.data()
-	start := g.f.Func("_start")
-	g.f.SetEntry(start)
-	g.start(probes)
-	g.f.End(start)
+	if opts.typ == elfwriter.Shared {
+		if err := g.library(probes); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		start := g.f.Func("_start")
+		g.f.SetEntry(start)
+		g.start(probes)
+		g.f.End(start)
+	}
 	g.helpers()
 
 	im, err := g.f.Link()
@@ -86,6 +94,9 @@ func generate(probes []*probe, opts options) (*elfwriter.Image, *manifest, error
 	for _, s := range g.sites {
 		s.ms.PC = im.Addr(s.pc)
 		s.ms.PCOffset = im.Offset(s.pc)
+	}
+	for i := range g.man.Functions {
+		g.man.Functions[i].Addr = im.Addr(g.man.Functions[i].label)
 	}
 	for i := range g.man.Probes {
 		mp := &g.man.Probes[i]
@@ -351,7 +362,12 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 	ms.Args = args
 	f.AddNote(elfwriter.Note{Provider: p.provider, Name: p.name, Args: args, PC: pc, Semaphore: mp.sema})
 	g.sites = append(g.sites, &siteRecord{ms: ms, pc: pc})
-	if mp.sema != 0 {
+	switch {
+	case g.count != 0:
+		f.LoadRIP(elfwriter.RAX, g.count, 0)
+		f.AddImm(elfwriter.RAX, 1)
+		f.StoreRIP(elfwriter.RAX, g.count, 0)
+	case mp.sema != 0:
 		g.write(1, fired, int64(len(p.String())+1))
 	}
 	f.Bind(skip)

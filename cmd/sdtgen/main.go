@@ -12,7 +12,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 )
 
-const usageText = `usage: sdtgen -o PROG [--pie] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+const usageText = `usage: sdtgen -o PROG [--pie | --shared] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
        sdtgen -h [-o FILE.h] SPEC.d
        sdtgen -G -o FILE.o SPEC.d
        sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
@@ -57,7 +57,7 @@ type config struct {
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
-	var pie, header, object, cpp bool
+	var pie, shared, header, object, cpp bool
 	var corrupt, spec string
 	forms := "reg"
 	fs := cli.FlagSet("sdtgen", usageText, stderr)
@@ -67,6 +67,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cpp, "C", false, "run SPEC.d through the C preprocessor ($CPP or cpp) with the -I and -D options given")
 	fs.StringVar(&c.out, "o", "", "write the program to `PROG`")
 	fs.BoolVar(&pie, "pie", false, "write a static PIE (ET_DYN) instead of an ET_EXEC at 0x400000")
+	fs.BoolVar(&shared, "shared", false, "write a shared object exporting PROVIDER_NAME(k) per probe and sdt_fire_all(k)")
 	fs.BoolVar(&c.opts.semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
 	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm,float)")
 	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites")
@@ -136,8 +137,13 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if c.opts.forms, err = parseForms(forms); err != nil {
 		return usage("--forms: %v", err)
 	}
-	if pie {
+	switch {
+	case pie && shared:
+		return usage("--pie and --shared exclude each other")
+	case pie:
 		c.opts.typ = elfwriter.PIE
+	case shared:
+		c.opts.typ = elfwriter.Shared
 	}
 	if corrupt != "" {
 		if c.corrupt, err = parseCorruption(corrupt); err != nil {

@@ -27,6 +27,18 @@ type manifest struct {
 	Semaphores bool            `json:"semaphores"`
 	ValueRule  string          `json:"value_rule"`
 	Probes     []manifestProbe `json:"probes"`
+	// Functions are the exported functions of a shared object.
+	Functions []manifestFunction `json:"functions,omitempty"`
+}
+
+// A manifestFunction is an exported function of a shared object: the
+// function firing one probe, or sdt_fire_all.
+type manifestFunction struct {
+	Name  string `json:"name"`
+	Probe string `json:"probe,omitempty"`
+	Addr  uint64 `json:"addr"`
+
+	label elfwriter.Label
 }
 
 type manifestProbe struct {

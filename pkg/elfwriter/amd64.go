@@ -252,6 +252,22 @@ func (f *File) rel32(target Label) {
 	f.fixups = append(f.fixups, fixup{off: off, end: len(f.text), target: target})
 }
 
+// Push emits push %r.
+func (f *File) Push(r Reg) {
+	if r >= R8 {
+		f.emit(0x41)
+	}
+	f.emit(0x50 | byte(r&7))
+}
+
+// Pop emits pop %r.
+func (f *File) Pop(r Reg) {
+	if r >= R8 {
+		f.emit(0x41)
+	}
+	f.emit(0x58 | byte(r&7))
+}
+
 // Syscall emits syscall, which clobbers %rcx and %r11.
 func (f *File) Syscall() { f.emit(0x0f, 0x05) }
 

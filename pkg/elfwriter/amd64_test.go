@@ -54,6 +54,10 @@ func TestEncode(t *testing.T) {
 		{"mov %dl, 0(%rsi)", func(f *File) { f.StoreByte(RDX, RSI, 0) }, []byte{0x40, 0x88, 0x96, 0, 0, 0, 0}},
 		{"movzbq 0(%rsi), %rcx", func(f *File) { f.LoadByte(RCX, RSI, 0) }, []byte{0x48, 0x0f, 0xb6, 0x8e, 0, 0, 0, 0}},
 		{"syscall", func(f *File) { f.Syscall() }, []byte{0x0f, 0x05}},
+		{"push %rbx", func(f *File) { f.Push(RBX) }, []byte{0x53}},
+		{"push %r15", func(f *File) { f.Push(R15) }, []byte{0x41, 0x57}},
+		{"pop %rbp", func(f *File) { f.Pop(RBP) }, []byte{0x5d}},
+		{"pop %r12", func(f *File) { f.Pop(R12) }, []byte{0x41, 0x5c}},
 		{"nop", func(f *File) { f.Nop() }, []byte{0x90}},
 		// RIP-relative operands before linking: the displacement is 0.
 		{"mov sym(%rip), %r13", func(f *File) { f.LoadRIP(R13, 1, 0) }, []byte{0x4c, 0x8b, 0x2d, 0, 0, 0, 0}},
