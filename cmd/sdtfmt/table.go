@@ -1,87 +1,49 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
+	"github.com/sdtkit/sdtkit/internal/sitetable"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
-// siteTable writes sdtlist's probe sites as sdtlist -t does. Columns are
-// aligned over the whole listing, so rows are kept until flush.
+// siteTable writes sdtlist's probe sites as sdtlist -t does. Whether the
+// columns are those of a process is decided by the first site: sdtlist -p
+// gives every site a pid.
 type siteTable struct {
-	tw   *tabwriter.Writer
-	live bool
-	rows int
+	w io.Writer
+	t *sitetable.Table
 }
 
-func newSiteTable(w io.Writer) *siteTable {
-	return &siteTable{tw: tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)}
-}
+func newSiteTable(w io.Writer) *siteTable { return &siteTable{w: w} }
 
 func (t *siteTable) write(s *event.Site) {
-	if t.rows == 0 {
-		// sdtlist -p gives every site a pid; the first one decides.
-		t.live = s.PID != 0
-		if t.live {
-			fmt.Fprintln(t.tw, "PID\tFILE\tPROVIDER\tNAME\tADDR\tSEMAPHORE\tVALUE\tARMED\tARGS")
-		} else {
-			fmt.Fprintln(t.tw, "FILE\tPROVIDER\tNAME\tPC\tSEMAPHORE\tARGS")
-		}
+	if t.t == nil {
+		t.t = sitetable.New(t.w, s.PID != 0)
 	}
-	t.rows++
-	var b strings.Builder
-	if t.live {
-		fmt.Fprintf(&b, "%d\t%s\t%s\t%s\t%s\t", s.PID, s.File, s.Provider, s.Name, hexOrDash(s.Addr))
-		switch {
-		case s.Semaphore == 0:
-			b.WriteString("-\t-\t")
-		case s.SemaphoreValueError != "" || s.SemaphoreValue == nil:
-			fmt.Fprintf(&b, "%s\t?\t", hexOrDash(s.SemaphoreAddr))
-		default:
-			fmt.Fprintf(&b, "%s\t%d\t", hexOrDash(s.SemaphoreAddr), *s.SemaphoreValue)
+	r := sitetable.Row{PID: s.PID, File: s.File, Provider: s.Provider, Name: s.Name, PC: s.PC, Semaphore: s.Semaphore, HasSemaphore: s.Semaphore != 0}
+	if s.PID != 0 {
+		r.PC, r.Semaphore = s.Addr, s.SemaphoreAddr
+		r.SemaphoreErr = s.SemaphoreValueError != "" || s.SemaphoreValue == nil
+		if s.SemaphoreValue != nil {
+			r.SemaphoreValue = *s.SemaphoreValue
 		}
-		switch {
-		case s.ArmedError != "":
-			b.WriteString("?\t")
-		case s.Armed:
-			b.WriteString("yes\t")
-		default:
-			b.WriteString("no\t")
-		}
-	} else {
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%#x\t%s\t", s.File, s.Provider, s.Name, s.PC, hexOrDash(s.Semaphore))
+		r.Armed, r.ArmedErr = s.Armed, s.ArmedError != ""
 	}
-	b.WriteString(describeArgs(s.Argv))
-	b.WriteByte('\n')
-	io.WriteString(t.tw, b.String())
-}
-
-func (t *siteTable) flush() error { return t.tw.Flush() }
-
-func hexOrDash(v uint64) string {
-	if v == 0 {
-		return "-"
-	}
-	return "0x" + strconv.FormatUint(v, 16)
-}
-
-// describeArgs renders arguments as TYPE@LOCATION, as sdtlist -t does.
-func describeArgs(args []event.SiteArg) string {
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
+	for _, a := range s.Argv {
 		if a.Error != "" {
-			b.WriteString("?@" + a.Raw)
+			r.Args = append(r.Args, sitetable.Arg{Raw: a.Raw, Bad: true})
 			continue
 		}
-		b.WriteString(argspec.TypeName(a.Size, a.Signed, a.Float) + "@" + a.Location)
+		r.Args = append(r.Args, sitetable.Arg{Type: argspec.TypeName(a.Size, a.Signed, a.Float), Location: a.Location})
 	}
-	return b.String()
+	t.t.Write(&r)
+}
+
+func (t *siteTable) flush() error {
+	if t.t == nil {
+		return nil
+	}
+	return t.t.Flush()
 }

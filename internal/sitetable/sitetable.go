@@ -1,0 +1,105 @@
+// Package sitetable writes probe sites as the aligned columns of
+// sdtlist -t, which sdtfmt also writes for sdtlist's NDJSON.
+package sitetable
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// A Row is one probe site.
+type Row struct {
+	PID                    int // 0 for a file, not a process
+	File, Provider, Name   string
+	PC                     uint64 // the link-time address; the run-time one with a PID
+	Semaphore              uint64 // 0 for none, or not known
+	HasSemaphore           bool
+	SemaphoreValue         uint64
+	SemaphoreErr, ArmedErr bool // could not be read
+	Armed                  bool
+	Args                   []Arg
+}
+
+// An Arg is an argument of a site: TYPE@LOCATION, such as s32@-20(%rbp),
+// or, when it cannot be decoded, its raw text.
+type Arg struct {
+	Type, Location string
+	Raw            string
+	Bad            bool
+}
+
+// A Table writes Rows. Columns are aligned over the whole output, so rows
+// are kept until Flush. Its columns are those of a file's sites, or with
+// live set those of a process's: PID, run-time address, semaphore value,
+// armed.
+type Table struct {
+	tw   *tabwriter.Writer
+	live bool
+	rows int
+}
+
+// New returns a Table writing to w.
+func New(w io.Writer, live bool) *Table {
+	return &Table{tw: tabwriter.NewWriter(w, 0, 8, 2, ' ', 0), live: live}
+}
+
+// Write adds a row, after the header when it is the first.
+func (t *Table) Write(r *Row) error {
+	var b strings.Builder
+	if t.rows == 0 {
+		if t.live {
+			b.WriteString("PID\tFILE\tPROVIDER\tNAME\tADDR\tSEMAPHORE\tVALUE\tARMED\tARGS\n")
+		} else {
+			b.WriteString("FILE\tPROVIDER\tNAME\tPC\tSEMAPHORE\tARGS\n")
+		}
+	}
+	t.rows++
+	if t.live {
+		b.WriteString(strconv.Itoa(r.PID) + "\t")
+	}
+	b.WriteString(r.File + "\t" + r.Provider + "\t" + r.Name + "\t" + HexOrDash(r.PC) + "\t" + HexOrDash(r.Semaphore) + "\t")
+	if t.live {
+		switch {
+		case !r.HasSemaphore:
+			b.WriteString("-\t")
+		case r.SemaphoreErr:
+			b.WriteString("?\t")
+		default:
+			b.WriteString(strconv.FormatUint(r.SemaphoreValue, 10) + "\t")
+		}
+		switch {
+		case r.ArmedErr:
+			b.WriteString("?\t")
+		case r.Armed:
+			b.WriteString("yes\t")
+		default:
+			b.WriteString("no\t")
+		}
+	}
+	for i, a := range r.Args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a.Bad {
+			b.WriteString("?@" + a.Raw)
+			continue
+		}
+		b.WriteString(a.Type + "@" + a.Location)
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(t.tw, b.String())
+	return err
+}
+
+// Flush writes the rows.
+func (t *Table) Flush() error { return t.tw.Flush() }
+
+// HexOrDash writes v as 0x-prefixed hexadecimal, or "-" for 0.
+func HexOrDash(v uint64) string {
+	if v == 0 {
+		return "-"
+	}
+	return "0x" + strconv.FormatUint(v, 16)
+}
