@@ -1,0 +1,47 @@
+package sitetable
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTable(t *testing.T) {
+	args := []Arg{{Type: "s32", Location: "-4(%rbp)"}, {Raw: "8@%foo", Bad: true}}
+	for _, tt := range []struct {
+		name string
+		live bool
+		rows []Row
+		want string
+	}{
+		{"file", false, []Row{
+			{File: "prog", Provider: "p", Name: "q", PC: 0x401000, Args: args},
+			{File: "prog", Provider: "p", Name: "longer", PC: 0x401010, Semaphore: 0x404000, HasSemaphore: true},
+		}, `FILE  PROVIDER  NAME    PC        SEMAPHORE  ARGS
+prog  p         q       0x401000  -          s32@-4(%rbp) ?@8@%foo
+prog  p         longer  0x401010  0x404000   
+`},
+		{"process", true, []Row{
+			{PID: 7, File: "prog", Provider: "p", Name: "q", PC: 0x7f00, Args: args[:1]},
+			{PID: 7, File: "prog", Provider: "p", Name: "r", PC: 0x7f10, Semaphore: 0x7f80, HasSemaphore: true, SemaphoreValue: 2, Armed: true},
+			{PID: 7, File: "prog", Provider: "p", Name: "s", PC: 0x7f20, Semaphore: 0x7f82, HasSemaphore: true, SemaphoreErr: true, ArmedErr: true},
+		}, `PID  FILE  PROVIDER  NAME  ADDR    SEMAPHORE  VALUE  ARMED  ARGS
+7    prog  p         q     0x7f00  -          -      no     s32@-4(%rbp)
+7    prog  p         r     0x7f10  0x7f80     2      yes    
+7    prog  p         s     0x7f20  0x7f82     ?      ?      
+`},
+	} {
+		var b strings.Builder
+		tab := New(&b, tt.live)
+		for i := range tt.rows {
+			if err := tab.Write(&tt.rows[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tab.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tt.want {
+			t.Errorf("%s:\n%s\nwant\n%s", tt.name, b.String(), tt.want)
+		}
+	}
+}
