@@ -33,9 +33,20 @@ func (p *Program) Attach(path string, sites []Site) error {
 	if p.prog == nil {
 		return fmt.Errorf("attach %s: %w", path, ErrClosed)
 	}
-	first := len(p.specs)
+	var old []Spec
+	if s := p.specs.Load(); s != nil {
+		old = *s
+	}
+	first := len(old)
 	if first+len(sites) > int(p.maps.Sites.MaxEntries()) {
 		return fmt.Errorf("attach %s: more than %d sites", path, p.maps.Sites.MaxEntries())
+	}
+	if p.noStrings {
+		for i := range sites {
+			if m := sites[i].Spec.Strings(); m != 0 {
+				return fmt.Errorf("attach %s: site at %#x reads strings (arguments %#x): %w", path, sites[i].Offset, m, ErrNoStrings)
+			}
+		}
 	}
 	for i := range sites {
 		if err := p.maps.Sites.Put(uint32(first+i), &sites[i].Spec.raw); err != nil {
@@ -46,13 +57,17 @@ func (p *Program) Attach(path string, sites []Site) error {
 	if err != nil {
 		return fmt.Errorf("attach %s: %w", path, err)
 	}
-	// Known to Read before the first event can arrive.
+	// Known to Read before the first event can arrive. A new slice,
+	// since Read may be looking at the old one.
+	specs := make([]Spec, 0, first+len(sites))
+	specs = append(specs, old...)
 	for _, s := range sites {
-		p.specs = append(p.specs, s.Spec)
+		specs = append(specs, s.Spec)
 	}
+	p.specs.Store(&specs)
 	links, err := p.attach(ex, first, sites)
 	if err != nil {
-		p.specs = p.specs[:first]
+		p.specs.Store(&old)
 		return permission(fmt.Errorf("attach %s: %w", path, err))
 	}
 	p.links = append(p.links, links...)

@@ -34,13 +34,17 @@ func requireAMD64(t *testing.T) {
 	}
 }
 
-// modes are the two ways of attaching, as subtests.
+// modes are the two ways of attaching, each with both programs, as
+// subtests.
 var modes = []struct {
-	name    string
-	perSite bool
+	name      string
+	perSite   bool
+	noStrings bool
 }{
-	{"uprobe_multi", false},
-	{"uprobe", true},
+	{"uprobe_multi", false, false},
+	{"uprobe", true, false},
+	{"uprobe_multi/numbers", false, true},
+	{"uprobe/numbers", true, true},
 }
 
 // load loads the program for a mode and closes it at the end of the test.
@@ -152,9 +156,9 @@ func TestDemo(t *testing.T) {
 	requireAMD64(t)
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			p := load(t, Options{PerSite: m.perSite})
+			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings})
 			ss, f := sites(t, demo, func(p *stapsdt.Probe) ArgMask {
-				if p.Name == "start" {
+				if p.Name == "start" && !m.noStrings {
 					return 1 << 1 // argv[0]
 				}
 				return 0
@@ -180,7 +184,9 @@ func TestDemo(t *testing.T) {
 					if a := ev.Args[0]; a.Kind != Int || a.Int() != 3 {
 						t.Errorf("start argc = %+v, want Int 3", a)
 					}
-					if a := ev.Args[1]; a.Kind != String || a.Str != demo || a.Bits == 0 || a.Truncated {
+					if a := ev.Args[1]; m.noStrings && (a.Kind != Uint || a.Bits == 0) {
+						t.Errorf("start argv[0] = %+v, want a Uint address", a)
+					} else if a := ev.Args[1]; !m.noStrings && (a.Kind != String || a.Str != demo || a.Bits == 0 || a.Truncated) {
 						t.Errorf("start argv[0] = %+v, want String %q", a, demo)
 					}
 				case ev.Site == 1:
@@ -281,7 +287,7 @@ func TestSemaphore(t *testing.T) {
 			if s, k := sema(); s != 0 || k != 0 {
 				t.Errorf("before Attach: semaphores start=%d tick=%d, want 0 0", s, k)
 			}
-			p, err := Load(&Options{PerSite: m.perSite})
+			p, err := Load(&Options{PerSite: m.perSite, NoStrings: m.noStrings})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,5 +305,25 @@ func TestSemaphore(t *testing.T) {
 				t.Errorf("after Close: semaphores start=%d tick=%d, want 0 0", s, k)
 			}
 		})
+	}
+}
+
+// TestNoStrings checks that the program without strings refuses a site
+// that reads one, and attaches nothing then.
+func TestNoStrings(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	p := load(t, Options{NoStrings: true})
+	ss, _ := sites(t, demo, func(p *stapsdt.Probe) ArgMask {
+		if p.Name == "start" {
+			return 1 << 1
+		}
+		return 0
+	})
+	if err := p.Attach(demo, ss); !errors.Is(err, ErrNoStrings) {
+		t.Fatalf("Attach(string site) = %v, want ErrNoStrings", err)
+	}
+	if len(p.links) != 0 || p.spec(0) != nil {
+		t.Errorf("after a refused Attach: %d links, spec(0) = %v, want none", len(p.links), p.spec(0))
 	}
 }

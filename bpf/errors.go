@@ -19,6 +19,10 @@ var (
 
 	// ErrClosed is returned by Read after Close.
 	ErrClosed = os.ErrClosed
+
+	// ErrNoStrings is matched by the error of Attach when a site reads
+	// strings but the program was loaded with Options.NoStrings.
+	ErrNoStrings = errors.New("program loaded without string support")
 )
 
 // permission adds ErrPermission to an error caused by missing privilege.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -47,21 +48,30 @@ type Options struct {
 	// uprobe_multi links (Linux 6.6), which attach all sites of a file
 	// at once.
 	PerSite bool
+	// NoStrings loads the program that reads numbers only. It loads
+	// several times faster than the one that also reads strings and
+	// costs less per event; Attach refuses sites that read strings
+	// (SpecOptions.Strings) with an error matching ErrNoStrings.
+	NoStrings bool
 }
 
 // A Program is the loaded BPF program, its maps, and the uprobes
 // attached to it.
 type Program struct {
-	prog  *ebpf.Program
-	maps  usdtMaps
-	multi bool
-	pid   int
-	flush time.Duration
-	boot  int64 // Unix time in ns when CLOCK_BOOTTIME was 0
+	prog      *ebpf.Program
+	maps      maps
+	multi     bool
+	noStrings bool
+	pid       int
+	flush     time.Duration
+	boot      int64 // Unix time in ns when CLOCK_BOOTTIME was 0
 
-	mu    sync.Mutex
+	mu    sync.Mutex // guards prog and links, and serializes Attach
 	links []link.Link
-	specs []Spec
+	// specs are the specs of the attached sites, by site number. Read
+	// looks them up without taking mu, so that Detach, which can take
+	// tens of milliseconds, does not stall it while events still arrive.
+	specs atomic.Pointer[[]Spec]
 
 	rd  *ringbuf.Reader
 	rec ringbuf.Record
@@ -111,19 +121,11 @@ func Load(opts *Options) (*Program, error) {
 		}
 	}
 
-	spec, err := loadUsdt()
+	spec, err := collectionSpec(&o)
 	if err != nil {
 		return nil, err
 	}
-	spec.Maps[usdtMapSites].MaxEntries = uint32(o.MaxSites)
-	spec.Maps[usdtMapEvents].MaxEntries = uint32(o.RingSize)
-	if err := spec.Variables[usdtVarStrMax].Set(uint32(o.StringSize)); err != nil {
-		return nil, err
-	}
-	if err := spec.Variables[usdtVarWakeupBytes].Set(uint64(o.RingSize / 4)); err != nil {
-		return nil, err
-	}
-	p := &Program{multi: multi, pid: o.PID, flush: o.FlushInterval, boot: bootTime()}
+	p := &Program{multi: multi, noStrings: o.NoStrings, pid: o.PID, flush: o.FlushInterval, boot: bootTime()}
 	// Only one of the programs is loaded: a uprobe_multi program cannot
 	// be attached to a perf event, and older kernels reject it.
 	name := usdtProgUsdtSingle
@@ -149,6 +151,47 @@ func Load(opts *Options) (*Program, error) {
 		return nil, fmt.Errorf("ring buffer: %w", err)
 	}
 	return p, nil
+}
+
+// collectionSpec returns the program o asks for, with the sizes and
+// constants of o set.
+func collectionSpec(o *Options) (*ebpf.CollectionSpec, error) {
+	load := loadUsdt
+	if o.NoStrings {
+		load = loadUsdtnum
+	}
+	spec, err := load()
+	if err != nil {
+		return nil, err
+	}
+	spec.Maps[usdtMapSites].MaxEntries = uint32(o.MaxSites)
+	spec.Maps[usdtMapEvents].MaxEntries = uint32(o.RingSize)
+	if v, ok := spec.Variables[usdtVarStrMax]; ok {
+		if err := v.Set(uint32(o.StringSize)); err != nil {
+			return nil, fmt.Errorf("set %s: %w", usdtVarStrMax, err)
+		}
+	}
+	if err := spec.Variables[usdtVarWakeupBytes].Set(uint64(o.RingSize / 4)); err != nil {
+		return nil, fmt.Errorf("set %s: %w", usdtVarWakeupBytes, err)
+	}
+	return spec, nil
+}
+
+// maps are the maps of both programs that user space uses.
+type maps struct {
+	Sites    *ebpf.Map `ebpf:"sites"`
+	Events   *ebpf.Map `ebpf:"events"`
+	Counters *ebpf.Map `ebpf:"counters"`
+}
+
+func (m *maps) Close() error {
+	var errs []error
+	for _, mp := range []*ebpf.Map{m.Sites, m.Events, m.Counters} {
+		if mp != nil {
+			errs = append(errs, mp.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func orDefault(v, def int) int {
@@ -210,27 +253,49 @@ func (p *Program) Read(ev *Event) error {
 
 // spec returns the spec of a site, nil if unknown.
 func (p *Program) spec(site uint32) *Spec {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if int(site) < len(p.specs) {
-		return &p.specs[site]
+	if specs := p.specs.Load(); specs != nil && int(site) < len(*specs) {
+		return &(*specs)[site]
 	}
 	return nil
 }
 
-// Lost returns the number of events dropped so far, mostly because the
-// ring buffer was full: Read was not called often enough, or the ring is
-// too small for the event rate.
+// Counters of usdt.bpf.c's enum counter.
+const (
+	lostRing = iota
+	lostBusy
+	lostSpec
+)
+
+// Lost returns the number of events dropped so far because the ring
+// buffer was full: Read was not called often enough, or the ring is too
+// small for the event rate.
 func (p *Program) Lost() (uint64, error) {
-	var n uint64
+	return p.count(lostRing)
+}
+
+// Skipped returns the number of probe hits that made no event for
+// another reason than a full ring: the hit found every scratch event of
+// its CPU in use (hits nested more than four deep on one CPU), or it
+// came from a site the program has no spec for. It is 0 in all but
+// pathological cases.
+func (p *Program) Skipped() (uint64, error) {
+	busy, err := p.count(lostBusy)
+	if err != nil {
+		return 0, err
+	}
+	spec, err := p.count(lostSpec)
+	return busy + spec, err
+}
+
+// count returns the sum over the CPUs of one counter.
+func (p *Program) count(c uint32) (uint64, error) {
 	var vals []uint64
-	for c := uint32(0); c < p.maps.Counters.MaxEntries(); c++ {
-		if err := p.maps.Counters.Lookup(c, &vals); err != nil {
-			return 0, fmt.Errorf("read counters: %w", err)
-		}
-		for _, v := range vals {
-			n += v
-		}
+	if err := p.maps.Counters.Lookup(c, &vals); err != nil {
+		return 0, fmt.Errorf("read counters: %w", err)
+	}
+	var n uint64
+	for _, v := range vals {
+		n += v
 	}
 	return n, nil
 }

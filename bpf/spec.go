@@ -67,6 +67,18 @@ func (s *Spec) ProbeID() uint32 { return s.raw.ProbeId }
 // NumArgs returns the number of arguments events of the site carry.
 func (s *Spec) NumArgs() int { return int(s.raw.Nargs) }
 
+// Strings returns the arguments read as strings: those of
+// SpecOptions.Strings that can be read at all.
+func (s *Spec) Strings() ArgMask {
+	var m ArgMask
+	for i := range min(int(s.raw.Nargs), MaxArgs) {
+		if s.raw.Args[i].Flags&flagString != 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
 // An ArgError reports an argument that the BPF program cannot read.
 // Events mark it as not read.
 type ArgError struct {

@@ -112,3 +112,25 @@ func TestNewSpecStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecStrings(t *testing.T) {
+	setNative(t, elf.EM_X86_64)
+	for _, tt := range []struct {
+		args    string
+		strings ArgMask
+		want    ArgMask
+	}{
+		{"-4@%ebx 8@0(%r13)", 0, 0},
+		{"-4@%ebx 8@0(%r13)", 1 << 1, 1 << 1},
+		{"-4@%ebx 8@0(%r13)", 1<<0 | 1<<1, 1<<0 | 1<<1},
+		// An argument that cannot be read is not read as a string.
+		{"-4@%ebx 8@%xmm0", 1<<0 | 1<<1, 1 << 0},
+		// Nor is one that does not exist.
+		{"-4@%ebx", 1 << 3, 0},
+	} {
+		s, _ := NewSpec(0, 0, argspec.ParseArgs(tt.args, elf.EM_X86_64), &SpecOptions{Strings: tt.strings})
+		if got := s.Strings(); got != tt.want {
+			t.Errorf("NewSpec(%q, Strings %#x).Strings() = %#x, want %#x", tt.args, tt.strings, got, tt.want)
+		}
+	}
+}

@@ -10,7 +10,18 @@
  * The file is self-contained (no vmlinux.h, no libbpf headers): ctx is
  * treated as raw bytes and registers are read at the offsets in the spec,
  * so only clang is needed to rebuild it (go generate ./bpf/).
+ *
+ * The file builds two programs. By default it reads strings: events are
+ * assembled in a per-CPU scratch slot, since their length is known only
+ * once the strings are read, and copied into the ring buffer. Built with
+ * -DUSDT_STRINGS=0 it reads numbers only: every event has the same size
+ * and is written in place into a ring buffer record, and the verifier
+ * has far fewer paths to walk, so the program loads several times faster.
  */
+
+#ifndef USDT_STRINGS
+#define USDT_STRINGS 1
+#endif
 
 typedef unsigned char __u8;
 typedef unsigned short __u16;
@@ -23,6 +34,7 @@ typedef long long __s64;
 #define __uint(name, val) int (*name)[val]
 #define __type(name, val) typeof(val) *name
 #define __always_inline inline __attribute__((always_inline))
+#define __unused __attribute__((unused)) /* helpers one of the programs leaves out */
 
 enum {
 	BPF_MAP_TYPE_ARRAY = 2,
@@ -36,23 +48,29 @@ enum {
 	BPF_RB_AVAIL_DATA = 0,
 };
 
-static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
-static __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
-static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
-static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
-static long (*bpf_probe_read_user)(void *dst, __u32 size, const void *src) = (void *)112;
-static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
-static long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) = (void *)114;
-static __u64 (*bpf_ktime_get_boot_ns)(void) = (void *)125;
-static long (*bpf_ringbuf_output)(void *rb, void *data, __u64 size, __u64 flags) = (void *)130;
-static __u64 (*bpf_ringbuf_query)(void *rb, __u64 flags) = (void *)134;
-static __u64 (*bpf_get_attach_cookie)(void *ctx) = (void *)174;
+static __unused void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
+static __unused __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
+static __unused __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
+static __unused long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
+static __unused long (*bpf_probe_read_user)(void *dst, __u32 size, const void *src) = (void *)112;
+static __unused long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) = (void *)114;
+static __unused __u64 (*bpf_ktime_get_boot_ns)(void) = (void *)125;
+static __unused long (*bpf_ringbuf_output)(void *rb, void *data, __u64 size, __u64 flags) = (void *)130;
+static __unused __u64 (*bpf_ringbuf_query)(void *rb, __u64 flags) = (void *)134;
+static __unused __u64 (*bpf_get_attach_cookie)(void *ctx) = (void *)174;
+static __unused void *(*bpf_ringbuf_reserve)(void *rb, __u64 size, __u64 flags) = (void *)131;
+static __unused void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 
-/* Offset of the instruction pointer in the BPF-visible pt_regs. */
+/*
+ * Registers in the BPF-visible pt_regs, and the offset of the instruction
+ * pointer.
+ */
 #if defined(__TARGET_ARCH_x86)
-#define IP_OFF 128 /* struct pt_regs: ip follows 16 longs */
+#define NREGS 21 /* struct pt_regs: 15 registers, orig_ax, ip, cs, flags, sp, ss */
+#define IP_OFF 128 /* ip follows 16 longs */
 #elif defined(__TARGET_ARCH_arm64)
-#define IP_OFF 256 /* struct user_pt_regs: regs[31], sp, pc */
+#define NREGS 34 /* struct user_pt_regs: regs[31], sp, pc, pstate */
+#define IP_OFF 256
 #else
 #error "unsupported architecture: build with -target amd64 or arm64"
 #endif
@@ -60,7 +78,9 @@ static __u64 (*bpf_get_attach_cookie)(void *ctx) = (void *)174;
 #define MAX_ARGS 12
 #define MAX_STR 256 /* space of a string: up to MAX_STR-2 bytes, NUL, and one to detect a cut */
 #define STR_SPACE (MAX_ARGS * MAX_STR)
+#define STR_MASK 4095 /* covers STR_SPACE */
 #define SLOTS 4 /* scratch events per CPU, see get_slot */
+#define HDR_SIZE __builtin_offsetof(struct event, data) /* an event without strings */
 
 enum arg_kind {
 	ARG_NONE = 0, /* not decoded: the event marks it as not read */
@@ -139,6 +159,7 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+#if USDT_STRINGS
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SLOTS);
@@ -155,10 +176,12 @@ struct {
 
 /* Set by the loader before the object is loaded. */
 volatile const __u32 str_max = 64; /* bytes kept of a string, NUL excluded */
+#endif
+
 /*
  * Events are submitted without waking the reader, which polls on a timer,
  * until this much data is waiting; 0 leaves it to the kernel, which wakes
- * the reader whenever it has caught up.
+ * the reader whenever it has caught up. Set by the loader.
  */
 volatile const __u64 wakeup_bytes = 1 << 18;
 
@@ -170,13 +193,35 @@ static __always_inline void count(__u32 c)
 		__sync_fetch_and_add(n, 1);
 }
 
-static __always_inline __u64 reg(void *ctx, __s16 off)
-{
-	__u64 v = 0;
+/*
+ * load_regs copies the registers out of ctx. A BPF program may read ctx
+ * only at constant offsets, so the copy, unrolled, is what lets read_arg
+ * index the registers by the offsets in the spec without a helper call.
+ */
+struct regs {
+	__u64 r[NREGS];
+};
 
-	if (off >= 0)
-		bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
-	return v;
+static __always_inline void load_regs(void *ctx, struct regs *r)
+{
+#pragma unroll
+	for (int i = 0; i < NREGS; i++)
+		r->r[i] = ((__u64 *)ctx)[i];
+}
+
+/* reg returns the register at ctx offset off, 0 for none (off < 0). */
+static __always_inline __u64 reg(const struct regs *r, __s16 off)
+{
+	__u32 i;
+
+	if (off < 0)
+		return 0;
+	i = (__u32)off / 8;
+	if (i >= NREGS)
+		return 0;
+	/* Index with i as bounded, not with a byte offset clang derives. */
+	asm volatile("" : "+r"(i));
+	return r->r[i];
 }
 
 static __always_inline __u64 extend(__u64 v, __u8 size, int sign)
@@ -191,12 +236,19 @@ static __always_inline __u64 extend(__u64 v, __u8 size, int sign)
 	return (v << bits) >> bits;
 }
 
-/* read_arg stores the value of a in *v and reports whether it could. */
-static __always_inline int read_arg(void *ctx, struct arg *a, __u64 bias, __u64 *v)
+/*
+ * read_arg stores the value of a in *v and reports whether it could. It
+ * is a global function, which the verifier checks once, on its own,
+ * rather than once per argument with everything the caller knows: that
+ * keeps loading fast. The verifier lets any pointer argument be NULL.
+ */
+__attribute__((noinline)) int read_arg(const struct regs *r, const struct arg *a, __u64 bias, __u64 *v)
 {
-	__u64 addr;
+	__u64 addr, x = 0;
 	__u32 size;
 
+	if (!r || !a || !v)
+		return 0;
 	switch (a->kind) {
 	case ARG_CONST:
 		*v = a->val + (a->flags & ARG_BIAS ? bias : 0);
@@ -204,26 +256,58 @@ static __always_inline int read_arg(void *ctx, struct arg *a, __u64 bias, __u64 
 	case ARG_REG:
 		if (a->base < 0)
 			return 0;
-		*v = extend(reg(ctx, a->base) >> (a->shift & 63), a->size, a->flags & ARG_SIGNED);
+		*v = extend(reg(r, a->base) >> (a->shift & 63), a->size, a->flags & ARG_SIGNED);
 		return 1;
 	case ARG_MEM:
 		addr = a->val + (a->flags & ARG_BIAS ? bias : 0);
 		if (a->base >= 0)
-			addr += reg(ctx, a->base);
+			addr += reg(r, a->base);
 		if (a->index >= 0)
-			addr += reg(ctx, a->index) * a->scale;
+			addr += reg(r, a->index) * a->scale;
 		size = a->size;
 		if (size == 0 || size > 8)
 			size = 8;
-		*v = 0;
-		if (bpf_probe_read_user(v, size, (void *)addr))
+		if (bpf_probe_read_user(&x, size, (void *)addr))
 			return 0;
-		*v = extend(*v, size, a->flags & ARG_SIGNED);
+		*v = extend(x, size, a->flags & ARG_SIGNED);
 		return 1;
 	}
 	return 0;
 }
 
+/* fill_header fills in everything but the arguments. */
+static __always_inline void fill_header(struct event *e, __u32 id, struct spec *s)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	e->time = bpf_ktime_get_boot_ns();
+	e->pid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->spec_id = id;
+	e->probe_id = s->probe_id;
+	e->nargs = s->nargs;
+	e->failed = 0;
+	e->strs = 0;
+	e->trunc = 0;
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+}
+
+/*
+ * wakeup returns the flags to submit a record of size bytes with: no
+ * wakeup until wakeup_bytes are waiting.
+ */
+static __always_inline __u64 wakeup(__u64 size)
+{
+	if (wakeup_bytes == 0)
+		return 0;
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + size >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+#if USDT_STRINGS
 /*
  * get_slot claims one of the CPU's scratch events. A uprobe program can be
  * preempted by another thread hitting a probe on the same CPU, so a single
@@ -241,10 +325,38 @@ static __always_inline int get_slot(__u64 *mask)
 	return -1;
 }
 
+/*
+ * read_str reads the string of argument i at addr into e->data at pos,
+ * keeping at most str_max bytes and flagging a cut in e->trunc, and
+ * returns the bytes it takes there with the NUL: 0 when the string cannot
+ * be read. Global, like read_arg.
+ */
+__attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, __u32 i)
+{
+	__u32 cap = str_max;
+	long len;
+
+	if (!e || pos > STR_SPACE - MAX_STR)
+		return 0;
+	if (cap > MAX_STR - 2)
+		cap = MAX_STR - 2;
+	/* Read one byte more than kept to tell a cut string. */
+	len = bpf_probe_read_user_str(&e->data[pos], cap + 2, (void *)addr);
+	if (len <= 0 || len > MAX_STR)
+		return 0;
+	if (len > cap + 1) {
+		e->data[pos + cap] = 0;
+		e->trunc |= 1 << (i & 15);
+		return cap + 1;
+	}
+	return len;
+}
+
 static __always_inline int handle(void *ctx)
 {
 	__u32 zero = 0, id, pos = 0, n;
-	__u64 *mask, bias, pid_tgid, flags = BPF_RB_NO_WAKEUP, size;
+	__u64 *mask, bias, size;
+	struct regs regs;
 	struct spec *s;
 	struct event *e;
 	int slot;
@@ -268,76 +380,91 @@ static __always_inline int handle(void *ctx)
 	if (!e)
 		goto out;
 
-	pid_tgid = bpf_get_current_pid_tgid();
-	e->time = bpf_ktime_get_boot_ns();
-	e->pid = pid_tgid >> 32;
-	e->tid = (__u32)pid_tgid;
-	e->cpu = bpf_get_smp_processor_id();
-	e->spec_id = id;
-	e->probe_id = s->probe_id;
-	e->nargs = s->nargs;
-	e->failed = 0;
-	e->strs = 0;
-	e->trunc = 0;
-	e->pad = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-
+	fill_header(e, id, s);
+	load_regs(ctx, &regs);
 	/*
 	 * The uprobe handler sees the instruction pointer at the probe
 	 * address itself (the kernel rewinds it past the breakpoint before
 	 * running handlers), so the load bias of the mapping is exact.
 	 */
-	bias = reg(ctx, IP_OFF) - s->pc;
+	bias = regs.r[IP_OFF / 8] - s->pc;
 
 	for (int i = 0; i < MAX_ARGS; i++) {
 		struct arg *a = &s->args[i];
-		__u32 cap = str_max;
 		long len;
 		__u64 v;
 
 		e->args[i] = 0;
 		if (i >= s->nargs)
 			continue;
-		if (!read_arg(ctx, a, bias, &v)) {
+		if (!read_arg(&regs, a, bias, &v)) {
 			e->failed |= 1 << i;
 			continue;
 		}
 		e->args[i] = v;
 		if (!(a->flags & ARG_STRING))
 			continue;
-		if (cap > MAX_STR - 2)
-			cap = MAX_STR - 2;
-		if (pos > STR_SPACE - MAX_STR)
-			break;
-		/* Read one byte more than kept to tell a cut string. */
-		len = bpf_probe_read_user_str(&e->data[pos], cap + 2, (void *)v);
+		len = read_str(e, pos, v, i);
 		if (len <= 0 || len > MAX_STR) {
 			e->failed |= 1 << i;
 			continue;
 		}
-		if (len > cap + 1) {
-			len = cap + 1;
-			if (pos + cap < STR_SPACE)
-				e->data[pos + cap] = 0;
-			e->trunc |= 1 << i;
-		}
 		e->strs |= 1 << i;
-		pos += len;
+		/*
+		 * The mask changes nothing, pos stays below STR_SPACE, but
+		 * it widens what the verifier knows of pos to one range for
+		 * all paths, so that it checks the next argument once.
+		 */
+		pos = (pos + len) & (STR_MASK);
 	}
 
-	size = __builtin_offsetof(struct event, data) + pos;
+	size = HDR_SIZE + pos;
 	if (size > sizeof(*e))
 		goto out;
-	if (wakeup_bytes == 0)
-		flags = 0;
-	else if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + size >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, e, size, flags))
+	if (bpf_ringbuf_output(&events, e, size, wakeup(size)))
 		count(LOST_RING);
 out:
 	__sync_fetch_and_and(mask, ~(1ULL << slot));
 	return 0;
 }
+#else
+/*
+ * Without strings every event has the same size, so it is written in
+ * place into a ring buffer record: no scratch slot, no copy.
+ */
+static __always_inline int handle(void *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+	__u64 bias;
+	struct regs regs;
+	struct spec *s;
+	struct event *e;
+
+	s = bpf_map_lookup_elem(&sites, &id);
+	if (!s) {
+		count(LOST_SPEC);
+		return 0;
+	}
+	e = bpf_ringbuf_reserve(&events, HDR_SIZE, 0);
+	if (!e) {
+		count(LOST_RING);
+		return 0;
+	}
+	fill_header(e, id, s);
+	load_regs(ctx, &regs);
+	bias = regs.r[IP_OFF / 8] - s->pc; /* see the strings version */
+	for (int i = 0; i < MAX_ARGS; i++) {
+		__u64 v = 0;
+
+		/* Kept in the record, not a register: fewer states to verify. */
+		if (i < s->nargs && !read_arg(&regs, &s->args[i], bias, &v))
+			e->failed |= 1 << i;
+		e->args[i] = v;
+	}
+	bpf_ringbuf_submit(e, wakeup(HDR_SIZE));
+	return 0;
+}
+#endif
 
 /* For uprobe_multi links, one link for all sites of a binary. */
 SEC("uprobe.multi")

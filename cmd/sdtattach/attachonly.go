@@ -20,15 +20,14 @@ type attachSummary struct {
 }
 
 // attachOnly prints the summary of what is attached; the caller detaches.
-func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment) error {
+// pids gives the processes that map the files, without -p.
+func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment, pids <-chan []int) error {
 	s := attachSummary{Probes: len(probes), Files: []string{}, PIDs: []int{}}
-	var ids []process.FileID
 	for _, a := range atts {
 		if len(a.sites) == 0 {
 			continue
 		}
 		s.Files = append(s.Files, a.target.name)
-		ids = append(ids, process.FileID{Dev: a.target.dev, Inode: a.target.ino})
 		sems := make(map[uint64]bool)
 		for _, site := range a.sites {
 			s.Sites++
@@ -41,11 +40,26 @@ func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment)
 	if c.pid != 0 {
 		s.PIDs = append(s.PIDs, c.pid)
 	} else {
-		s.PIDs = mappers(ids)
+		s.PIDs = <-pids
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(&s)
+}
+
+// startMappers looks, in the background, for the processes that map the
+// files of atts: scanning /proc takes about as long as loading the
+// program, and overlaps it on another CPU.
+func startMappers(atts []attachment) <-chan []int {
+	var ids []process.FileID
+	for _, a := range atts {
+		if len(a.sites) > 0 {
+			ids = append(ids, process.FileID{Dev: a.target.dev, Inode: a.target.ino})
+		}
+	}
+	ch := make(chan []int, 1)
+	go func() { ch <- mappers(ids) }()
+	return ch
 }
 
 // mappers returns the processes other than this one that map one of the

@@ -95,8 +95,8 @@ The --attach-only line has:
 	sites       the number of probe sites attached
 	semaphores  the number of distinct semaphores the kernel raised
 	files       the files attached to
-	pids        the processes that map one of the files now (with -p,
-	            that process)
+	pids        the processes that map one of the files, as found while
+	            attaching (with -p, that process)
 
 An argument whose operand cannot be read (a floating-point register, a
 symbol that the file does not define once) is shown as null in every event,
@@ -108,8 +108,14 @@ Output is buffered and flushed at least every 100ms, so that a consumer on
 a pipe sees events promptly. On SIGINT or SIGTERM, at the -n count or the -d
 duration, or when the -p process exits, sdtattach detaches, writes the
 events still in the ring buffer (not past the -n count), prints a summary
-on standard error (the number of events written and lost, and the events
-of each probe) and exits 0.
+on standard error (the number of events written and lost, the probe hits
+that made no event for another reason than a full ring buffer if there
+were any, and the events of each probe) and exits 0. Hits while the probes
+are being detached are written like any other.
+
+When no argument is read as a string, sdtattach loads a smaller BPF
+program that reads numbers only: it attaches faster and costs the traced
+process less per hit.
 
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
 and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); -p needs the

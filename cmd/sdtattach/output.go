@@ -70,6 +70,9 @@ type output struct {
 	fields fields
 	events uint64
 	lost   uint64 // lost events reported in-band so far
+	// skipped are hits that made no event for another reason than a
+	// full ring buffer, for the summary.
+	skipped uint64
 }
 
 func newOutput(w io.Writer, sites []*site, logger *log.Logger) *output {

@@ -67,12 +67,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(sites) == 0 {
 		return errors.New("no probe site can be attached")
 	}
+	var pids <-chan []int
+	if c.attachOnly && c.pid == 0 {
+		pids = startMappers(atts)
+	}
 	prog, err := bpf.Load(&bpf.Options{
 		RingSize:      c.bufsize,
 		MaxSites:      len(sites),
 		StringSize:    c.strlen,
 		FlushInterval: flushInterval,
 		PID:           c.pid,
+		NoStrings:     !readsStrings(atts),
 	})
 	if err != nil {
 		return err
@@ -84,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if c.attachOnly {
-		return attachOnly(c, stdout, probes, atts)
+		return attachOnly(c, stdout, probes, atts, pids)
 	}
 	out := newOutput(stdout, sites, logger)
 	err = stream(ctx, c, prog, out)
@@ -185,6 +190,9 @@ loop:
 			result = err
 		}
 	}
+	if n, err := prog.Skipped(); err == nil {
+		out.skipped = n
+	}
 	mu.Unlock()
 	closeErr := prog.Close()
 	if readerRunning {
@@ -217,6 +225,9 @@ func (o *output) tick(prog *bpf.Program) error {
 // summary prints the event counts on stderr.
 func summary(logger *log.Logger, out *output, probes []*probe) {
 	logger.Printf("%d events, %d lost", out.events, out.lost)
+	if out.skipped > 0 {
+		logger.Printf("%d probe hits made no event (nested more than 4 deep on a CPU, or of an unknown site)", out.skipped)
+	}
 	for _, p := range probes {
 		logger.Printf("%s:%v: %d events", p.target.name, p, p.events)
 	}

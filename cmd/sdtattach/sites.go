@@ -126,3 +126,16 @@ func plan(probes []*probe, types typeSource, logger *log.Logger) ([]attachment, 
 	}
 	return atts, table
 }
+
+// readsStrings reports whether a site of the attachments reads a string;
+// without one, the smaller program that reads numbers only is loaded.
+func readsStrings(atts []attachment) bool {
+	for _, a := range atts {
+		for i := range a.sites {
+			if a.sites[i].Spec.Strings() != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
