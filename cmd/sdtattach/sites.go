@@ -100,10 +100,12 @@ func plan(probes []*probe, types typeSource, logger *log.Logger) ([]attachment, 
 			spec, errs := bpf.NewSpec(uint32(id), note.PC, args, opts)
 			for _, err := range errs {
 				var ae *bpf.ArgError
-				if errors.As(err, &ae) && reported[ae.Index] {
-					continue
-				}
-				if ae != nil {
+				if errors.As(err, &ae) {
+					// Reported here, not again when events show it null.
+					s.noted |= 1 << (ae.Index & 15)
+					if reported[ae.Index] {
+						continue
+					}
 					reported[ae.Index] = true
 				}
 				logger.Printf("%s: %v: %v; shown as null", t.name, p, err)
