@@ -141,8 +141,8 @@ func (p *procTargets) openAll(ts *targets) {
 
 // find returns the targets specification s names in the process: every
 // mapped object with probes for PROVIDER:NAME; for PATH:PROVIDER:NAME the
-// objects whose path or base name is PATH, or else the file PATH resolves
-// to, which the process may map later (dlopen).
+// objects process.PathMatcher matches, or else the file PATH resolves to,
+// which the process may map later (dlopen).
 func (p *procTargets) find(ts *targets, s probespec.Spec) ([]*target, error) {
 	p.openAll(ts)
 	var out []*target
@@ -163,8 +163,15 @@ func (p *procTargets) find(ts *targets, s probespec.Spec) ([]*target, error) {
 			resolved = r
 		}
 	}
-	for i, o := range p.objects {
-		if o.Path != s.Path && filepath.Base(o.Path) != s.Path && o.Path != resolved {
+	m, err := process.NewPathMatcher(p.pid, s.Path, resolved)
+	if err != nil {
+		if resolveErr != nil {
+			err = fmt.Errorf("process %d maps no %s, and %w", p.pid, s.Path, resolveErr)
+		}
+		return nil, err
+	}
+	for i := range p.objects {
+		if !m.Match(&p.objects[i]) {
 			continue
 		}
 		if p.errs[i] != nil {

@@ -3,11 +3,6 @@ package semaphore
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -32,12 +27,12 @@ func Find(pid int, specs ...probespec.Spec) ([]Semaphore, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := make([][]fileID, len(specs))
+	files := make([]*process.PathMatcher, len(specs))
 	for i, s := range specs {
 		if s.Path == "" {
 			continue
 		}
-		if files[i], err = specFile(pid, s.Path); err != nil {
+		if files[i], err = pathMatcher(pid, s.Path); err != nil {
 			return nil, err
 		}
 	}
@@ -50,7 +45,7 @@ func Find(pid int, specs ...probespec.Spec) ([]Semaphore, error) {
 	for _, o := range process.Objects(pid, maps) {
 		var use []int
 		for i, s := range specs {
-			if s.Path == "" || matchFile(files[i], &o, s.Path) {
+			if s.Path == "" || files[i].Match(&o) {
 				use = append(use, i)
 				mapped[i] = mapped[i] || s.Path != ""
 			}
@@ -144,57 +139,14 @@ func matchAny(specs []probespec.Spec, use []int, matched []bool, p *stapsdt.Prob
 	return ok
 }
 
-// A fileID identifies a file as /proc/PID/maps does.
-type fileID struct{ dev, inode uint64 }
-
-// specFile returns the identities of the file a specification names, as
-// seen from here and, for an absolute path, from inside the mount namespace
-// of process pid. A bare name that is not found here may still be matched
-// by matchFile against the objects the process maps.
-func specFile(pid int, name string) ([]fileID, error) {
-	path, err := probespec.Resolve(name)
-	var ids []fileID
-	if err == nil {
-		ids = appendID(ids, path)
+// pathMatcher returns the matcher of the PATH name for process pid. A
+// bare name that is not found here may still match the base name of an
+// object the process maps.
+func pathMatcher(pid int, name string) (*process.PathMatcher, error) {
+	path, rerr := probespec.Resolve(name)
+	m, err := process.NewPathMatcher(pid, name, path)
+	if err != nil && rerr != nil {
+		return nil, rerr
 	}
-	if filepath.IsAbs(name) {
-		ids = appendID(ids, "/proc/"+strconv.Itoa(pid)+"/root"+name)
-	}
-	if len(ids) == 0 && strings.Contains(name, "/") {
-		if err == nil {
-			err = fmt.Errorf("%s: %w", name, os.ErrNotExist)
-		}
-		return nil, err
-	}
-	return ids, nil
-}
-
-func appendID(ids []fileID, path string) []fileID {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
-		return ids
-	}
-	return append(ids, fileID{uint64(st.Dev), st.Ino})
-}
-
-// matchFile reports whether o is the file with one of ids, or the file a
-// specification names. An absolute path is compared with the path the
-// process maps, since on overlayfs the device and inode in the maps are
-// those of the underlying file, not the ones stat gives. A bare name
-// matches the base name of the path, with or without a version suffix:
-// "libwork.so" and "libwork" match libwork.so.1.
-func matchFile(ids []fileID, o *process.Object, name string) bool {
-	for _, id := range ids {
-		if id.dev == o.Dev && id.inode == o.Inode {
-			return true
-		}
-	}
-	if filepath.IsAbs(name) {
-		return filepath.Clean(name) == o.Path
-	}
-	if strings.Contains(name, "/") {
-		return false
-	}
-	base := filepath.Base(o.Path)
-	return base == name || strings.HasPrefix(base, name+".")
+	return m, err
 }

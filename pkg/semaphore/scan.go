@@ -1,9 +1,6 @@
 package semaphore
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
@@ -19,9 +16,9 @@ func Processes(name string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := appendID(nil, path)
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("%s: %w", path, os.ErrNotExist)
+	id, err := process.StatID(path)
+	if err != nil {
+		return nil, err
 	}
-	return process.Mappers(process.FileID{Dev: ids[0].dev, Inode: ids[0].inode})
+	return process.Mappers(id)
 }
