@@ -34,10 +34,13 @@ killed. Flags may come before or after the probes:
 
 	-p PID
 		Trace process PID only. PROVIDER:NAME searches every object the
-		process maps; PATH:PROVIDER:NAME an object it maps whose path
-		or base name is PATH, or else the file PATH resolves to, which
-		the process may load later. sdtattach exits when the process
-		exits.
+		process maps; PATH:PROVIDER:NAME an object it maps that is the
+		file PATH resolves to (also seen from inside the process's mount
+		namespace), whose path is PATH, or, for a bare name, whose base
+		name is PATH with or without a version suffix (libwork and
+		libwork.so match libwork.so.1), as sdtsema -p matches it; or
+		else the file PATH resolves to, which the process may load
+		later. sdtattach exits when the process exits.
 	-n N
 		Exit after writing N events. Every event written counts,
 		whichever probe and process it comes from: without -p, that is
