@@ -1,5 +1,6 @@
 /*
-Sdtgen writes x86-64 Linux executables that fire USDT probes with known
+Sdtgen writes Linux executables, for x86-64 or with --arch for aarch64,
+i386 or s390x, that fire USDT probes with known
 argument values, from a DTrace provider file, with no compiler, assembler
 or linker: test fixtures for tools that read sys/sdt.h probes. It also
 writes the C header and the semaphore object that systemtap's dtrace -h
@@ -7,7 +8,7 @@ and -G write, with no need of <sys/sdt.h>.
 
 Usage:
 
-	sdtgen -o PROG [--pie | --shared] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+	sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
 	sdtgen -h [-o FILE.h] SPEC.d
 	sdtgen -G -o FILE.o SPEC.d
 	sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
@@ -33,6 +34,10 @@ The flags are:
 	--shared
 		Write a shared object (ET_DYN linked at 0, with a dynamic
 		section) instead of a program: see "Shared objects" below.
+	--arch ARCH
+		Write the program for ARCH, as Go names it: amd64 (the default),
+		arm64, 386 or s390x; see "Other machines" below. Shared objects
+		are written for amd64 only.
 	--semaphores
 		Give every probe a semaphore, PROVIDER_NAME_semaphore, in section
 		.probes; a probe then fires only while its semaphore is non-zero,
@@ -112,7 +117,9 @@ it makes raw system calls.
 On iteration k (from 1), integer argument i (from 0) has the value
 k*1000+i, negated when its type is signed, truncated to its size (so an
 unsigned char argument 0 is 1000 mod 256 = 232 on iteration 1). A pointer
-counts as an unsigned 8-byte integer. A float or double argument i is
+counts as an unsigned 8-byte integer (4-byte with --arch 386, where long
+is 4 bytes too; on i386, an 8-byte value's high word is the sign of its low
+word, exact while k*1000+i is below 2^31). A float or double argument i is
 -(k*1000+i+0.5), exact in binary (for a float while k*1000+i is below
 2^23). A string argument i points to the string "PROVIDER:NAME:argI". An
 imm argument is the constant of iteration 1.
@@ -121,6 +128,35 @@ With --semaphores, the program prints one line per iteration to standard
 output: the iteration number followed by PROVIDER:NAME of each site that
 fired, separated by spaces, such as "2 p:q p:q" for a probe with two sites.
 Without --semaphores it prints nothing.
+
+# Other machines
+
+With --arch, the program behaves as on x86-64 (the same iterations,
+values, output and exit status) and its operands are what gcc writes with
+sys/sdt.h on that machine. Plain char is unsigned on aarch64 and s390x, as
+their ABIs have it. Where a form has no counterpart, the argument takes
+another, and the manifest's form says which:
+
+	arm64  reg x2 (the x register whatever the size), mem [sp, 8] or
+	       [x29, -8], sib [x1, x2] (a base and an index register, no
+	       displacement or scale), imm 5, float v0 (norx); rip takes
+	       mem, as aarch64 operands name no symbol (gcc writes a global
+	       as [x1, #:lo12:sym], which no note reader resolves).
+	s390x  reg %r2, mem 160(%r15) or 160(%r11), sib 14(%r1,%r2) (index
+	       first, scale 1), imm 5; rip takes mem (gcc addresses a
+	       global through larl, 0(%r1)), and float takes reg: gcc keeps
+	       floating-point values in general registers or memory.
+	386    reg %eax (the 32-bit register whatever the size; an 8-byte
+	       value in a pair, %eax naming it and %edx holding the high
+	       word, as gcc pairs %eax:%edx, %edx:%ecx, %ecx:%ebx, %ebx:%esi,
+	       %esi:%edi), mem -8(%ebp) or 8(%esp), sib 8(%ebx,%ecx,4), imm
+	       $5, rip the bare symbol, absolute: p_q_site1+8. In a PIE rip
+	       takes mem (gcc writes p_q_site1@GOTOFF(%ebx), a relocation),
+	       and a float or double whose turn is reg or float takes mem:
+	       gcc keeps floating-point values in memory on i386.
+
+A reg argument for which no register is left (i386 has six) takes mem, as
+a compiler spills it.
 
 # Shared objects
 
@@ -146,7 +182,7 @@ are exported too. Two probes whose functions would have the same name
 The manifest is one JSON object, on one line, with these fields:
 
 	type           "exec", "pie" or "shared"
-	machine        "x86-64"
+	machine        "x86-64", "aarch64", "i386" or "s390x"
 	stapsdt_base   address of .stapsdt.base
 	semaphores     whether --semaphores was given
 	value_rule     the value rule above, in words

@@ -10,6 +10,7 @@ import (
 
 // options are what the generated program looks like.
 type options struct {
+	arch       arch // amd64 when empty
 	typ        elfwriter.Type
 	semaphores bool
 	forms      []form
@@ -61,6 +62,9 @@ type siteRecord struct {
 // generate writes the program firing probes and returns it with its
 // manifest.
 func generate(probes []*probe, opts options) (*elfwriter.Image, *manifest, error) {
+	if opts.arch != "" && opts.arch != "amd64" {
+		return generateArch(probes, opts)
+	}
 	if len(opts.forms) == 0 {
 		opts.forms = []form{formReg}
 	}

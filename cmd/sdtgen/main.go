@@ -12,13 +12,14 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 )
 
-const usageText = `usage: sdtgen -o PROG [--pie | --shared] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+const usageText = `usage: sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
        sdtgen -h [-o FILE.h] SPEC.d
        sdtgen -G -o FILE.o SPEC.d
        sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
 
-Write an x86-64 Linux executable that fires every probe of the DTrace
-provider file SPEC.d with known argument values, with no compiler.
+Write a Linux executable (x86-64, or the machine of --arch) that fires
+every probe of the DTrace provider file SPEC.d with known argument
+values, with no compiler.
 Run it as PROG [ITERATIONS [INTERVAL_MS]].
 
 With -h, write a C header of probe macros instead, which needs no
@@ -59,7 +60,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	var pie, shared, header, object, cpp bool
 	var corrupt, spec string
-	forms := "reg"
+	forms, archName := "reg", "amd64"
 	fs := cli.FlagSet("sdtgen", usageText, stderr)
 	fs.BoolVar(&header, "h", false, "write a C header of probe macros (to -o FILE.h or standard output)")
 	fs.BoolVar(&object, "G", false, "write an object file defining the semaphores of the -h header")
@@ -68,6 +69,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.out, "o", "", "write the program to `PROG`")
 	fs.BoolVar(&pie, "pie", false, "write a static PIE (ET_DYN) instead of an ET_EXEC at 0x400000")
 	fs.BoolVar(&shared, "shared", false, "write a shared object exporting PROVIDER_NAME(k) per probe and sdt_fire_all(k)")
+	fs.StringVar(&archName, "arch", archName, "write the program for `ARCH`: amd64, arm64, 386 or s390x")
 	fs.BoolVar(&c.opts.semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
 	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm,float)")
 	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites")
@@ -137,6 +139,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if c.opts.forms, err = parseForms(forms); err != nil {
 		return usage("--forms: %v", err)
 	}
+	if c.opts.arch, err = parseArch(archName); err != nil {
+		return usage("--arch: %v", err)
+	}
 	switch {
 	case pie && shared:
 		return usage("--pie and --shared exclude each other")
@@ -148,6 +153,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if corrupt != "" {
 		if c.corrupt, err = parseCorruption(corrupt); err != nil {
 			return usage("--corrupt: %v", err)
+		}
+		if c.opts.arch != "amd64" && c.opts.arch != "arm64" {
+			return usage("--corrupt: only with --arch amd64 or arm64")
 		}
 		if c.corrupt == "misaligned-sema" {
 			c.opts.semaphores = true

@@ -81,7 +81,7 @@ type manifestArg struct {
 func newManifest(opts options) *manifest {
 	return &manifest{
 		Type:       opts.typ.String(),
-		Machine:    "x86-64",
+		Machine:    opts.arch.machineName(),
 		Semaphores: opts.semaphores,
 		ValueRule:  valueRule,
 		Probes:     []manifestProbe{},

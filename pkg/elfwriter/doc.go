@@ -32,7 +32,11 @@
 // ILP32) or s390x (big-endian). Link writes every structure in the class
 // and byte order of the machine; Nop and Ret emit the machine's probe nop
 // and return, Raw appends code encoded by the caller, and the other
-// instruction methods encode x86-64.
+// instruction methods encode x86-64. File.ARM64, File.I386 and File.S390X
+// return assemblers for the other machines, each with its own register
+// type, which address data PC-relative (adrp and add, larl) or, on i386,
+// from a call's return address, so that a PIE needs no relocations there
+// either.
 //
 // SemaphoreObject writes another kind of file, a relocatable object that
 // only defines probe semaphores, for programs whose notes a compiler wrote.

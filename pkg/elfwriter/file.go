@@ -81,6 +81,21 @@ type fixupKind uint8
 const (
 	// fixRel32 is a 32-bit displacement in the byte order of the machine.
 	fixRel32 fixupKind = iota
+	// fixARM64Page21 is the page displacement of an aarch64 adrp at end:
+	// from end's 4 KiB page to the target's, in immlo and immhi. .text
+	// starts on a page, so end's place in its page is end's in .text.
+	fixARM64Page21
+	// fixARM64Lo12 is the low 12 bits of the target's address in the
+	// imm12 field of an aarch64 add; end is the offset of its adrp.
+	fixARM64Lo12
+	// fixARM64Branch26 is the word displacement of an aarch64 b or bl.
+	fixARM64Branch26
+	// fixARM64Branch19 is the word displacement of an aarch64 b.cond,
+	// cbz, cbnz or ldr (literal), in bits 5 to 23.
+	fixARM64Branch19
+	// fixS390Dbl32 is the halfword displacement of an s390x RIL
+	// instruction (larl, brasl, brcl) from its start at end, 32 bits.
+	fixS390Dbl32
 )
 
 // fixup is a PC-relative displacement at text offset off, to be resolved

@@ -264,6 +264,37 @@ func (e *encoder) patch(text []byte, fx fixup, disp int64) error {
 		}
 		e.order.PutUint32(text[fx.off:], uint32(int32(disp)))
 		return nil
+	case fixARM64Page21:
+		page := (int64(fx.end&0xfff) + disp) >> 12
+		if page != page<<43>>43 {
+			return fmt.Errorf("adrp page displacement %d out of range", page)
+		}
+		e.or32(text[fx.off:], uint32(page&3)<<29|uint32(page>>2&0x7ffff)<<5)
+		return nil
+	case fixARM64Lo12:
+		e.or32(text[fx.off:], uint32((int64(fx.end&0xfff)+disp)&0xfff)<<10)
+		return nil
+	case fixARM64Branch26, fixARM64Branch19:
+		bits := 26
+		if fx.kind == fixARM64Branch19 {
+			bits = 19
+		}
+		w := disp >> 2
+		if disp&3 != 0 || w != w<<(64-bits)>>(64-bits) {
+			return fmt.Errorf("branch displacement %d out of range", disp)
+		}
+		field := uint32(w) & (1<<bits - 1)
+		if bits == 19 {
+			field <<= 5
+		}
+		e.or32(text[fx.off:], field)
+		return nil
+	case fixS390Dbl32:
+		if disp&1 != 0 || disp>>1 != int64(int32(disp>>1)) {
+			return fmt.Errorf("displacement %d odd or out of range", disp)
+		}
+		e.order.PutUint32(text[fx.off:], uint32(int32(disp>>1)))
+		return nil
 	}
 	return fmt.Errorf("fixup kind %d unknown", fx.kind)
 }
