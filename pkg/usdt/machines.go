@@ -20,14 +20,11 @@ var amd64Machine = machine{
 	breakpoint: []byte{0xcc}, // int3
 }
 
-// The arm64 trampoline loads argument i into x<i>.
+// The arm64 trampoline loads argument i into x<i>. gcc names the x
+// register whatever the size (-4@x2), and so do we: bcc and libbpf read
+// no w registers.
 var arm64Machine = machine{
 	elf: elf.EM_AARCH64,
-	reg: func(i, size int) string {
-		if size == 8 {
-			return fmt.Sprintf("x%d", i)
-		}
-		return fmt.Sprintf("w%d", i)
-	},
+	reg: func(i, size int) string { return fmt.Sprintf("x%d", i) },
 	breakpoint: []byte{0xa0, 0x00, 0x20, 0xd4}, // brk #0x5
 }

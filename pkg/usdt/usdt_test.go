@@ -75,8 +75,8 @@ func TestLoadNotes(t *testing.T) {
 		t.Fatalf("%d probes in %s, want 3", len(f.Probes), p.Path())
 	}
 	want := map[string]string{
-		"request": map[string]string{"amd64": "-8@%rdi 8@%rsi -4@%edx", "arm64": "-8@x0 8@x1 -4@w2"}[runtime.GOARCH],
-		"bytes":   map[string]string{"amd64": "-1@%dil 1@%sil -2@%dx 2@%cx", "arm64": "-1@w0 1@w1 -2@w2 2@w3"}[runtime.GOARCH],
+		"request": map[string]string{"amd64": "-8@%rdi 8@%rsi -4@%edx", "arm64": "-8@x0 8@x1 -4@x2"}[runtime.GOARCH],
+		"bytes":   map[string]string{"amd64": "-1@%dil 1@%sil -2@%dx 2@%cx", "arm64": "-1@x0 1@x1 -2@x2 2@x3"}[runtime.GOARCH],
 		"none":    "",
 	}
 	for _, sp := range f.Probes {
@@ -343,7 +343,7 @@ func TestBuildMachines(t *testing.T) {
 		args string
 	}{
 		{"amd64", amd64Machine, "-1@%dil 2@%si -4@%edx 8@%rcx 8@%r8"},
-		{"arm64", arm64Machine, "-1@w0 2@w1 -4@w2 8@x3 8@x4"},
+		{"arm64", arm64Machine, "-1@x0 2@x1 -4@x2 8@x3 8@x4"},
 	} {
 		img, err := build("cross", []*Probe{pr}, m.m, 0x10000)
 		if err != nil {
