@@ -29,8 +29,9 @@ The flags are:
 		Write the program to PROG.
 	--pie
 		Write a static position-independent executable (ET_DYN with no
-		interpreter, linked at 0) instead of an ET_EXEC linked at
-		0x400000.
+		interpreter, linked at 0) instead of an ET_EXEC linked where GNU
+		ld links executables: 0x400000 on amd64 and arm64, 0x8048000 on
+		386, 0x1000000 on s390x.
 	--shared
 		Write a shared object (ET_DYN linked at 0, with a dynamic
 		section) instead of a program: see "Shared objects" below.

@@ -67,7 +67,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&spec, "s", "", "read the provider file `SPEC.d`, as systemtap's dtrace does; other arguments are then object files, ignored")
 	fs.BoolVar(&cpp, "C", false, "run SPEC.d through the C preprocessor ($CPP or cpp) with the -I and -D options given")
 	fs.StringVar(&c.out, "o", "", "write the program to `PROG`")
-	fs.BoolVar(&pie, "pie", false, "write a static PIE (ET_DYN) instead of an ET_EXEC at 0x400000")
+	fs.BoolVar(&pie, "pie", false, "write a static PIE (ET_DYN) instead of an ET_EXEC at the address GNU ld uses (0x400000 on amd64)")
 	fs.BoolVar(&shared, "shared", false, "write a shared object exporting PROVIDER_NAME(k) per probe and sdt_fire_all(k)")
 	fs.StringVar(&archName, "arch", archName, "write the program for `ARCH`: amd64, arm64, 386 or s390x")
 	fs.BoolVar(&c.opts.semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
