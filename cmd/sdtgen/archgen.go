@@ -263,20 +263,7 @@ func (g *archGen) helpers() {
 // probe emits every site of p.
 func (g *archGen) probe(p *probe) {
 	f := g.f
-	mp := manifestProbe{Provider: p.provider, Name: p.name, Args: []manifestType{}}
-	for i, a := range p.args {
-		mp.Args = append(mp.Args, manifestType{Type: a.ctype, Size: a.size, Signed: a.signed, String: a.str, Float: a.float})
-		if a.str {
-			s := fmt.Sprintf("%s:%s:arg%d", p.provider, p.name, i)
-			mp.Args[i].label = f.Data("", append([]byte(s), 0), g.b.dataAlign())
-			mp.Args[i].Value = s
-		}
-	}
-	if g.opts.semaphores {
-		mp.SemaphoreSymbol = p.provider + "_" + p.name + "_semaphore"
-		mp.sema = f.Semaphore(mp.SemaphoreSymbol)
-	}
-	fired := f.Data("", []byte(" "+p.String()), g.b.dataAlign())
+	mp, fired := newManifestProbe(f, p, g.opts.semaphores, g.b.dataAlign())
 	mp.Sites = make([]manifestSite, g.opts.sites)
 	for s := range mp.Sites {
 		g.site(p, &mp, &mp.Sites[s], fired)

@@ -256,20 +256,7 @@ func (g *generator) helpers() {
 // probe emits every site of p.
 func (g *generator) probe(p *probe) {
 	f := g.f
-	mp := manifestProbe{Provider: p.provider, Name: p.name, Args: []manifestType{}}
-	for i, a := range p.args {
-		mp.Args = append(mp.Args, manifestType{Type: a.ctype, Size: a.size, Signed: a.signed, String: a.str, Float: a.float})
-		if a.str {
-			s := fmt.Sprintf("%s:%s:arg%d", p.provider, p.name, i)
-			mp.Args[i].label = f.Data("", append([]byte(s), 0), 1)
-			mp.Args[i].Value = s
-		}
-	}
-	if g.opts.semaphores {
-		mp.SemaphoreSymbol = p.provider + "_" + p.name + "_semaphore"
-		mp.sema = f.Semaphore(mp.SemaphoreSymbol)
-	}
-	fired := f.Data("", []byte(" "+p.String()), 1)
+	mp, fired := newManifestProbe(f, p, g.opts.semaphores, 1)
 	mp.Sites = make([]manifestSite, g.opts.sites)
 	for s := range mp.Sites {
 		g.site(p, &mp, &mp.Sites[s], fired)

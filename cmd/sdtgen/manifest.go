@@ -121,3 +121,23 @@ func (m *manifest) write(w io.Writer) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// newManifestProbe returns the manifest record of p, with its strings and
+// semaphore (when semaphores is set) added to f, and the " PROVIDER:NAME"
+// a program writes when p fires; data is aligned to align bytes.
+func newManifestProbe(f *elfwriter.File, p *probe, semaphores bool, align int) (manifestProbe, elfwriter.Label) {
+	mp := manifestProbe{Provider: p.provider, Name: p.name, Args: []manifestType{}}
+	for i, a := range p.args {
+		mp.Args = append(mp.Args, manifestType{Type: a.ctype, Size: a.size, Signed: a.signed, String: a.str, Float: a.float})
+		if a.str {
+			s := fmt.Sprintf("%s:%s:arg%d", p.provider, p.name, i)
+			mp.Args[i].label = f.Data("", append([]byte(s), 0), align)
+			mp.Args[i].Value = s
+		}
+	}
+	if semaphores {
+		mp.SemaphoreSymbol = p.provider + "_" + p.name + "_semaphore"
+		mp.sema = f.Semaphore(mp.SemaphoreSymbol)
+	}
+	return mp, f.Data("", []byte(" "+p.String()), align)
+}
