@@ -3,6 +3,7 @@
 package usdt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -76,11 +77,10 @@ func (p *Provider) load() error {
 	}
 	for i, pr := range p.probes {
 		s := img.sites[i]
-		stub := (*uint32)(unsafe.Add(o.at, s.fn))
 		pr.st.Store(&state{
 			sema: (*uint32)(unsafe.Add(o.at, s.sema)),
-			stub: stub,
-			orig: *stub,
+			stub: (*uint32)(unsafe.Add(o.at, s.fn)),
+			orig: binary.NativeEndian.Uint32(img.bytes[s.fn:]),
 			fn:   uintptr(unsafe.Add(o.at, s.fn)),
 		})
 	}
