@@ -24,7 +24,7 @@ var amd64Machine = machine{
 // register whatever the size (-4@x2), and so do we: bcc and libbpf read
 // no w registers.
 var arm64Machine = machine{
-	elf: elf.EM_AARCH64,
-	reg: func(i, size int) string { return fmt.Sprintf("x%d", i) },
+	elf:        elf.EM_AARCH64,
+	reg:        func(i, size int) string { return fmt.Sprintf("x%d", i) },
 	breakpoint: []byte{0xa0, 0x00, 0x20, 0xd4}, // brk #0x5
 }
