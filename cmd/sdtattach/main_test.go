@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -95,8 +96,12 @@ func TestValue(t *testing.T) {
 		if tt.typ != "" {
 			ty = typ(tt.typ)
 		}
-		if got := value(tt.v, ty); got != tt.want {
-			t.Errorf("value(%+v, %q) = %#v, want %#v", tt.v, tt.typ, got, tt.want)
+		want, err := json.Marshal(tt.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendValue(nil, tt.v, ty); string(got) != string(want) {
+			t.Errorf("appendValue(%+v, %q) = %s, want %s", tt.v, tt.typ, got, want)
 		}
 	}
 }
