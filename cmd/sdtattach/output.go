@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/internal/jsonenc"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -57,13 +58,13 @@ func (o *output) event(ev *bpf.Event) error {
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendUint(b, uint64(ev.TID), 10)
 	b = append(b, `,"comm":`...)
-	b = appendString(b, ev.Comm)
+	b = jsonenc.AppendString(b, ev.Comm)
 	b = append(b, `,"cpu":`...)
 	b = strconv.AppendUint(b, uint64(ev.CPU), 10)
 	b = append(b, `,"provider":`...)
-	b = appendString(b, s.probe.provider)
+	b = jsonenc.AppendString(b, s.probe.provider)
 	b = append(b, `,"name":`...)
-	b = appendString(b, s.probe.name)
+	b = jsonenc.AppendString(b, s.probe.name)
 	b = append(b, `,"args":[`...)
 	o.vals, o.trunc = o.vals[:0], o.trunc[:0]
 	var names []string
@@ -101,7 +102,7 @@ func (o *output) event(ev *bpf.Event) error {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, name)
+			b = jsonenc.AppendString(b, name)
 			b = append(b, ':')
 			b = append(b, b[o.vals[j][0]:o.vals[j][1]]...)
 		}

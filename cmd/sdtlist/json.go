@@ -3,8 +3,8 @@ package main
 import (
 	"io"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/sdtkit/sdtkit/internal/jsonenc"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 )
 
@@ -25,7 +25,7 @@ func (n *ndjson) flush() error { return nil }
 func (n *ndjson) write(s *site) error {
 	p := s.probe
 	b := append(n.buf[:0], `{"file":`...)
-	b = appendString(b, s.file)
+	b = jsonenc.AppendString(b, s.file)
 	b = appendStringField(b, "provider", p.Provider)
 	b = appendStringField(b, "name", p.Name)
 	b = appendUintField(b, "pc", p.PC)
@@ -87,7 +87,7 @@ func appendLive(b []byte, l *liveState, hasSemaphore bool) []byte {
 // appendArg appends the JSON object of one parsed argument.
 func appendArg(b []byte, a *argspec.Arg) []byte {
 	b = append(b, `{"raw":`...)
-	b = appendString(b, a.Raw)
+	b = jsonenc.AppendString(b, a.Raw)
 	b = appendIntField(b, "size", int64(a.Size))
 	b = appendBoolField(b, "signed", a.Signed)
 	if a.Float {
@@ -141,7 +141,7 @@ func appendKey(b []byte, key string) []byte {
 }
 
 func appendStringField(b []byte, key, v string) []byte {
-	return appendString(appendKey(b, key), v)
+	return jsonenc.AppendString(appendKey(b, key), v)
 }
 
 func appendUintField(b []byte, key string, v uint64) []byte {
@@ -156,16 +156,6 @@ func appendBoolField(b []byte, key string, v bool) []byte {
 	return strconv.AppendBool(appendKey(b, key), v)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// safe marks the bytes a JSON string holds as they are.
-var safe = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // appendLocation appends the canonical operand of a as a JSON string,
 // without a string of its own in the common case where it needs no
 // escaping.
@@ -174,53 +164,9 @@ func appendLocation(b []byte, a *argspec.Arg) []byte {
 	b = append(b, '"')
 	b = a.AppendLocation(b)
 	for _, c := range b[start+1:] {
-		if !safe[c] {
-			return appendString(b[:start], string(b[start+1:]))
+		if !jsonenc.Safe[c] {
+			return jsonenc.AppendString(b[:start], string(b[start+1:]))
 		}
 	}
-	return append(b, '"')
-}
-
-// appendString appends s as a JSON string. Control characters are
-// escaped, and bytes that are not UTF-8 become U+FFFD, as encoding/json
-// does, so that every line is valid JSON whatever a note holds.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if safe[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\r':
-				b = append(b, '\\', 'r')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
 }
