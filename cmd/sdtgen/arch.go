@@ -150,9 +150,6 @@ type backend interface {
 	// memSlot returns where mem argument i lives.
 	memSlot(i int) (base reg, disp int64)
 
-	// placeInt loads the value of integer argument i into r: the low
-	// word of an 8-byte value on a 4-byte machine.
-	placeInt(r reg, a argType, i int, k1000 elfwriter.Label)
 	// highHalf sets hi to the high word of the 8-byte value whose low
 	// word is in lo, on a 4-byte machine.
 	highHalf(hi, lo reg, signed bool)
@@ -178,3 +175,17 @@ type backend interface {
 
 // errArchShared says that shared objects are x86-64 only.
 var errArchShared = errors.New("shared objects are written for amd64 only")
+
+// placeInt loads the value of integer argument i into r, from the
+// iteration's k*1000 at k1000: the low word of an 8-byte value on a
+// 4-byte machine.
+func placeInt(b backend, r reg, a argType, i int, k1000 elfwriter.Label) {
+	b.addr(r, k1000, 0)
+	b.load(b.wordSize(), r, r, 0)
+	if i != 0 {
+		b.addImm(r, int64(i))
+	}
+	if a.signed {
+		b.neg(r)
+	}
+}

@@ -170,7 +170,7 @@ func (g *archGen) value(r reg, a argType, mt manifestType, i int) {
 	case a.float:
 		g.b.floatBits(r, a, i, g.k1000)
 	default:
-		g.b.placeInt(r, a, i, g.k1000)
+		placeInt(g.b, r, a, i, g.k1000)
 	}
 }
 

@@ -130,17 +130,6 @@ func (b *arm64Backend) memSlot(i int) (reg, int64) {
 	return reg(elfwriter.X29), int64(-8 * (i + 1))
 }
 
-func (b *arm64Backend) placeInt(r reg, a argType, i int, k1000 elfwriter.Label) {
-	b.addr(r, k1000, 0)
-	b.load(8, r, r, 0)
-	if i != 0 {
-		b.addImm(r, int64(i))
-	}
-	if a.signed {
-		b.neg(r)
-	}
-}
-
 func (b *arm64Backend) highHalf(hi, lo reg, signed bool) {}
 
 func (b *arm64Backend) storeInt(r reg, a argType, base reg, disp int64) {
@@ -150,7 +139,7 @@ func (b *arm64Backend) storeInt(r reg, a argType, base reg, disp int64) {
 // float computes floating-point argument i into v: the integer
 // -(2*(k*1000+i)+1), converted, times 0.5, so that every step is exact.
 func (b *arm64Backend) float(v elfwriter.ARM64VReg, a argType, i int, k1000 elfwriter.Label) {
-	b.placeInt(reg(a64Scratch), argType{size: 8}, i, k1000)
+	placeInt(b, reg(a64Scratch), argType{size: 8}, i, k1000)
 	b.a.Add(a64Scratch, a64Scratch, a64Scratch)
 	b.a.AddImm(a64Scratch, a64Scratch, 1)
 	b.a.Neg(a64Scratch, a64Scratch)

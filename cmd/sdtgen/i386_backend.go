@@ -129,17 +129,6 @@ func (b *i386Backend) memSlot(i int) (reg, int64) {
 	return reg(elfwriter.EBP), int64(-8 * (i + 1))
 }
 
-func (b *i386Backend) placeInt(r reg, a argType, i int, k1000 elfwriter.Label) {
-	b.addr(r, k1000, 0)
-	b.load(4, r, r, 0)
-	if i != 0 {
-		b.addImm(r, int64(i))
-	}
-	if a.signed {
-		b.neg(r)
-	}
-}
-
 // highHalf extends the low word: the values fit 32 bits.
 func (b *i386Backend) highHalf(hi, lo reg, signed bool) {
 	if !signed {
@@ -165,7 +154,7 @@ func (b *i386Backend) storeInt(r reg, a argType, base reg, disp int64) {
 // stores it at disp(base).
 func (b *i386Backend) storeFloat(a argType, i int, base reg, disp int64, k1000 elfwriter.Label) {
 	t := b.tmp()
-	b.placeInt(t, argType{size: 4}, i, k1000)
+	placeInt(b, t, argType{size: 4}, i, k1000)
 	b.add(t, t)
 	b.addImm(t, 1)
 	b.neg(t)

@@ -117,17 +117,6 @@ func (b *s390xBackend) memSlot(i int) (reg, int64) {
 	return reg(elfwriter.GR15), int64(160 + 8*i)
 }
 
-func (b *s390xBackend) placeInt(r reg, a argType, i int, k1000 elfwriter.Label) {
-	b.addr(r, k1000, 0)
-	b.load(8, r, r, 0)
-	if i != 0 {
-		b.addImm(r, int64(i))
-	}
-	if a.signed {
-		b.neg(r)
-	}
-}
-
 func (b *s390xBackend) highHalf(hi, lo reg, signed bool) {}
 
 // storeInt stores the low size bytes, which on a big-endian machine are
@@ -140,7 +129,7 @@ func (b *s390xBackend) storeInt(r reg, a argType, base reg, disp int64) {
 // every step exact, and loads the bits into r: a float's 4 bytes, which
 // the floating-point register holds in its high half, shifted down.
 func (b *s390xBackend) floatBits(r reg, a argType, i int, k1000 elfwriter.Label) {
-	b.placeInt(r, argType{size: 8}, i, k1000)
+	placeInt(b, r, argType{size: 8}, i, k1000)
 	b.add(r, r)
 	b.addImm(r, 1)
 	b.neg(r)
