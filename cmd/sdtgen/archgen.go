@@ -55,18 +55,7 @@ func generateArch(probes []*probe, opts options) (*elfwriter.Image, *manifest, e
 	if err != nil {
 		return nil, nil, err
 	}
-	g.man.Base = im.Base
-	for _, s := range g.sites {
-		s.ms.PC = im.Addr(s.pc)
-		s.ms.PCOffset = im.Offset(s.pc)
-	}
-	for i := range g.man.Probes {
-		mp := &g.man.Probes[i]
-		if mp.sema != 0 {
-			mp.Semaphore = im.Addr(mp.sema)
-			mp.SemaphoreOffset = im.Offset(mp.sema)
-		}
-	}
+	g.man.resolve(im, g.sites)
 	return im, g.man, nil
 }
 

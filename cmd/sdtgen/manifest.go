@@ -141,3 +141,24 @@ func newManifestProbe(f *elfwriter.File, p *probe, semaphores bool, align int) (
 	}
 	return mp, f.Data("", []byte(" "+p.String()), align)
 }
+
+// resolve fills in the addresses and file offsets of the linked image im:
+// of .stapsdt.base, of each site's nop, of the semaphores and of the
+// exported functions.
+func (m *manifest) resolve(im *elfwriter.Image, sites []*siteRecord) {
+	m.Base = im.Base
+	for _, s := range sites {
+		s.ms.PC = im.Addr(s.pc)
+		s.ms.PCOffset = im.Offset(s.pc)
+	}
+	for i := range m.Functions {
+		m.Functions[i].Addr = im.Addr(m.Functions[i].label)
+	}
+	for i := range m.Probes {
+		mp := &m.Probes[i]
+		if mp.sema != 0 {
+			mp.Semaphore = im.Addr(mp.sema)
+			mp.SemaphoreOffset = im.Offset(mp.sema)
+		}
+	}
+}

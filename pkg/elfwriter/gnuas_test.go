@@ -26,14 +26,7 @@ func linkedText(t *testing.T, m elf.Machine, emit func(f *File)) []byte {
 	f := NewFor(m, Exec)
 	f.SetEntry(f.Here("_start"))
 	emit(f)
-	im, err := f.Link()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ef, err := elf.NewFile(bytes.NewReader(im.Bytes))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ef := link(t, f)
 	text, err := ef.Section(".text").Data()
 	if err != nil {
 		t.Fatal(err)
