@@ -28,6 +28,7 @@ type output struct {
 
 	buf    []byte   // the event being encoded
 	vals   [][2]int // where each argument's value is in buf
+	names  []string // with --types: each argument's field name
 	trunc  []int    // the arguments truncated
 	events uint64
 	lost   uint64 // lost events reported in-band so far
@@ -66,8 +67,7 @@ func (o *output) event(ev *bpf.Event) error {
 	b = append(b, `,"name":`...)
 	b = jsonenc.AppendString(b, s.probe.name)
 	b = append(b, `,"args":[`...)
-	o.vals, o.trunc = o.vals[:0], o.trunc[:0]
-	var names []string
+	o.vals, o.trunc, o.names = o.vals[:0], o.trunc[:0], o.names[:0]
 	for i := range ev.Args {
 		var a argPlan
 		if i < len(s.args) {
@@ -92,13 +92,13 @@ func (o *output) event(ev *bpf.Event) error {
 		b = appendValue(b, *v, a.typ)
 		o.vals = append(o.vals, [2]int{start, len(b)})
 		if s.fields {
-			names = append(names, a.name)
+			o.names = append(o.names, a.name)
 		}
 	}
 	b = append(b, ']')
 	if s.fields {
 		b = append(b, `,"fields":{`...)
-		for j, name := range names {
+		for j, name := range o.names {
 			if j > 0 {
 				b = append(b, ',')
 			}
