@@ -23,8 +23,15 @@ func newNDJSON(w io.Writer) *ndjson { return &ndjson{w: w} }
 func (n *ndjson) flush() error { return nil }
 
 func (n *ndjson) write(s *site) error {
+	n.buf = appendSite(n.buf[:0], s)
+	_, err := n.w.Write(n.buf)
+	return err
+}
+
+// appendSite appends the JSON line of s to b.
+func appendSite(b []byte, s *site) []byte {
 	p := s.probe
-	b := append(n.buf[:0], `{"file":`...)
+	b = append(b, `{"file":`...)
 	b = jsonenc.AppendString(b, s.file)
 	b = appendStringField(b, "provider", p.Provider)
 	b = appendStringField(b, "name", p.Name)
@@ -55,10 +62,7 @@ func (n *ndjson) write(s *site) error {
 	if l := s.live; l != nil {
 		b = appendLive(b, l, p.HasSemaphore())
 	}
-	b = append(b, "}\n"...)
-	n.buf = b
-	_, err := n.w.Write(b)
-	return err
+	return append(b, "}\n"...)
 }
 
 // appendLive appends the fields -p adds.

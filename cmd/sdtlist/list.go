@@ -84,7 +84,13 @@ func listFile(name string, pats []pattern, out sink) error {
 	if f == nil {
 		return ferr
 	}
-	if err := writeProbes(name, f, pats, nil, out); err != nil {
+	var err error
+	if nd, ok := out.(*ndjson); ok && len(f.Probes) >= parallelMin {
+		err = nd.writeParallel(name, f, pats)
+	} else {
+		err = writeProbes(name, f, pats, nil, out)
+	}
+	if err != nil {
 		return errors.Join(err, ferr)
 	}
 	return ferr

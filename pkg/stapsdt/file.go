@@ -105,12 +105,11 @@ func NewFile(r io.ReaderAt) (*File, error) {
 				errs = append(errs, fmt.Errorf("relocate %s: %w", NoteSection, err))
 			}
 		}
-		notes, nerrs := parseNotes(data, ef.ByteOrder, addrSize, s.Offset)
-		errs = append(errs, nerrs...)
-		f.Probes = slices.Grow(f.Probes, len(notes))
-		for _, n := range notes {
+		// data is not touched again: the probes' strings share it.
+		f.Probes = slices.Grow(f.Probes, countNotes(data, ef.ByteOrder))
+		errs = append(errs, parseNotes(data, ef.ByteOrder, addrSize, s.Offset, func(n rawNote) {
 			f.Probes = append(f.Probes, f.probe(n, s.Offset))
-		}
+		})...)
 	}
 	return f, errors.Join(errs...)
 }

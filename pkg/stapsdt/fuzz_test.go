@@ -22,7 +22,8 @@ func FuzzParseNotes(f *testing.F) {
 		if is32 {
 			size = 4
 		}
-		notes, _ := parseNotes(data, order, size, 0)
+		var notes []rawNote
+		parseNotes(data, order, size, 0, func(n rawNote) { notes = append(notes, n) })
 		for _, n := range notes {
 			if n.off < 0 || n.off >= len(data) || n.descOff > len(data) {
 				t.Fatalf("note at %d (desc %d) outside %d bytes", n.off, n.descOff, len(data))
