@@ -2,7 +2,6 @@ package main
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -171,10 +170,26 @@ type backend interface {
 	symOperand(sym string, off int64) string
 	// sibScale returns the scale of sib argument i.
 	sibScale(i int) int
-}
 
-// errArchShared says that shared objects are x86-64 only.
-var errArchShared = errors.New("shared objects are written for amd64 only")
+	// The functions of a shared object follow the machine's C calling
+	// convention.
+
+	// cEnter starts a function that C calls: it saves the registers the
+	// ABI has a function preserve, sets up a frame for mem operands as
+	// enter does, and leaves the function's first argument in t(0).
+	cEnter()
+	// cReturn returns t(0) from a function cEnter started, restoring
+	// what cEnter saved.
+	cReturn()
+	// cCall calls the function at l, which cEnter started, with argument
+	// t(0), and leaves its result in t(0).
+	cCall(l elfwriter.Label)
+	// kept returns callee-saved register i (0 or 1), other than t(0) and
+	// tmp: a value there survives cCall.
+	kept(i int) reg
+	// mov sets d to s.
+	mov(d, s reg)
+}
 
 // placeInt loads the value of integer argument i into r, from the
 // iteration's k*1000 at k1000: the low word of an 8-byte value on a

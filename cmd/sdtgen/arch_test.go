@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"debug/elf"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,6 +44,7 @@ func TestGenerateArch(t *testing.T) {
 			{"forms", options{typ: elfwriter.Exec, forms: allForms, sites: 2}},
 			{"pie-forms-sema", options{typ: elfwriter.PIE, forms: []form{formImm, formRIP, formSIB, formMem, formReg, formFloat}, sites: 3, semaphores: true}},
 			{"sib", options{typ: elfwriter.Exec, forms: []form{formSIB}}},
+			{"shared-forms-sema", options{typ: elfwriter.Shared, forms: allForms, sites: 2, semaphores: true}},
 		} {
 			t.Run(string(a)+"/"+tt.name, func(t *testing.T) {
 				tt.opts.arch = a
@@ -123,6 +123,7 @@ func TestArchForms(t *testing.T) {
 		{"s390x", elfwriter.Exec, formFloat, tFloat, formReg},
 		{"386", elfwriter.Exec, formRIP, tInt, formRIP},
 		{"386", elfwriter.PIE, formRIP, tInt, formMem},
+		{"386", elfwriter.Shared, formRIP, tInt, formMem},
 		{"386", elfwriter.Exec, formReg, tDbl, formMem},
 		{"386", elfwriter.Exec, formFloat, tFloat, formMem},
 		{"386", elfwriter.Exec, formReg, tLong, formReg},
@@ -200,13 +201,6 @@ func TestParseArch(t *testing.T) {
 		if got != tt.want || (err == nil) != tt.ok {
 			t.Errorf("parseArch(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
 		}
-	}
-}
-
-func TestGenerateArchShared(t *testing.T) {
-	_, _, err := generate(testProbes(), options{arch: "arm64", typ: elfwriter.Shared})
-	if !errors.Is(err, errArchShared) {
-		t.Errorf("generate --arch arm64 --shared: %v, want %v", err, errArchShared)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -19,6 +18,8 @@ type archGen struct {
 	iter, iters, interval, k1000, ts, numbuf, sibArea elfwriter.Label
 	printNum, atoi, usage                             elfwriter.Label
 
+	count elfwriter.Label // of a shared object: the sites fired by a call
+
 	nextForm int
 	nsites   int
 	man      *manifest
@@ -27,9 +28,6 @@ type archGen struct {
 
 // generateArch is generate for opts.arch, which is not amd64.
 func generateArch(probes []*probe, opts options) (*elfwriter.Image, *manifest, error) {
-	if opts.typ == elfwriter.Shared {
-		return nil, nil, fmt.Errorf("--arch %s: %w", opts.arch, errArchShared)
-	}
 	if len(opts.forms) == 0 {
 		opts.forms = []form{formReg}
 	}
@@ -37,6 +35,7 @@ func generateArch(probes []*probe, opts options) (*elfwriter.Image, *manifest, e
 		opts.sites = 1
 	}
 	f := elfwriter.NewFor(opts.arch.machine(), opts.typ)
+	f.Soname = opts.soname
 	g := &archGen{opts: opts, f: f, b: opts.arch.newBackend(f), man: newManifest(opts)}
 	for _, p := range probes {
 		if err := p.check(); err != nil {
@@ -45,11 +44,18 @@ func generateArch(probes []*probe, opts options) (*elfwriter.Image, *manifest, e
 	}
 	probes = g.sized(probes)
 	g.data()
-	start := f.Func("_start")
-	f.SetEntry(start)
-	g.start(probes)
-	f.End(start)
-	g.helpers()
+	if opts.typ == elfwriter.Shared {
+		if err := g.library(probes); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		g.printNum, g.atoi = f.NewLabel(""), f.NewLabel("")
+		start := f.Func("_start")
+		f.SetEntry(start)
+		g.start(probes)
+		f.End(start)
+		g.helpers()
+	}
 
 	im, err := f.Link()
 	if err != nil {
@@ -120,8 +126,6 @@ func (g *archGen) data() {
 	g.numbuf = f.Data("", make([]byte, 24), 8)
 	g.sibArea = f.Data("", make([]byte, 16*(maxArgs+1)), 8)
 	g.usage = f.Data("", []byte(usageLine), g.b.dataAlign())
-	g.printNum = f.NewLabel("")
-	g.atoi = f.NewLabel("")
 }
 
 // loadData loads the counter at l into r.

@@ -156,7 +156,12 @@ func (g *archGen) site(p *probe, mp *manifestProbe, ms *manifestSite, fired elfw
 	ms.Args = strings.Join(operands, " ")
 	f.AddNote(elfwriter.Note{Provider: p.provider, Name: p.name, Args: ms.Args, PC: pc, Semaphore: mp.sema})
 	g.sites = append(g.sites, &siteRecord{ms: ms, pc: pc})
-	if mp.sema != 0 {
+	switch {
+	case g.count != 0:
+		g.loadData(b.t(0), g.count)
+		b.addImm(b.t(0), 1)
+		g.storeData(b.t(0), g.count, 0)
+	case mp.sema != 0:
 		g.write(1, fired, int64(len(p.String())+1))
 	}
 	f.Bind(skip)

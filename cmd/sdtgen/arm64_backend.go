@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"strconv"
 
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
@@ -9,9 +10,12 @@ import (
 // arm64Backend emits aarch64 code. x16 is tmp and x17 a scratch register
 // of the backend's own; x29 is the frame pointer, v30 and v31 hold
 // floating-point intermediates.
-type arm64Backend struct{ a *elfwriter.ARM64 }
+type arm64Backend struct {
+	f *elfwriter.File
+	a *elfwriter.ARM64
+}
 
-func newARM64Backend(f *elfwriter.File) backend { return &arm64Backend{f.ARM64()} }
+func newARM64Backend(f *elfwriter.File) backend { return &arm64Backend{f, f.ARM64()} }
 
 const a64Scratch = elfwriter.X17
 
@@ -186,3 +190,56 @@ func (b *arm64Backend) immOperand(v int64) string { return strconv.FormatInt(v, 
 func (b *arm64Backend) symOperand(sym string, off int64) string {
 	panic("sdtgen: aarch64 operands name no symbol")
 }
+
+// The C functions follow AAPCS64: the argument and the result in x0, the
+// return address in x30; x19 to x28, x29, sp and the low 8 bytes of v8 to
+// v15 (which float arguments 8 and up take) are preserved.
+
+// a64SaveArea is what cEnter saves below the caller's sp: x29 and x30 at
+// the bottom, the frame record x29 then points to, x19 to x28, and d8 to
+// d15; sp stays a multiple of 16.
+const a64SaveArea = 8 * (2 + 10 + 8)
+
+// a64SavedFP is the offset of d8 in the save area.
+const a64SavedFP = 8 * (2 + 10)
+
+func (b *arm64Backend) cEnter() {
+	b.a.AddImm(elfwriter.SP, elfwriter.SP, -a64SaveArea)
+	b.saveArea(b.a.Str, true)
+	b.enter()
+}
+
+func (b *arm64Backend) cReturn() {
+	b.a.Mov(elfwriter.SP, elfwriter.X29)
+	b.saveArea(b.a.Ldr, false)
+	b.a.AddImm(elfwriter.SP, elfwriter.SP, a64SaveArea)
+	b.a.Ret()
+}
+
+// saveArea stores the preserved registers into the save area at sp, or
+// loads them back, with op (Str or Ldr).
+func (b *arm64Backend) saveArea(op func(size int, t, n elfwriter.ARM64Reg, off int64), store bool) {
+	op(8, elfwriter.X29, elfwriter.SP, 0)
+	op(8, elfwriter.X30, elfwriter.SP, 8)
+	for r := elfwriter.X19; r <= elfwriter.X28; r++ {
+		op(8, r, elfwriter.SP, int64(16+8*(r-elfwriter.X19)))
+	}
+	for v := 8; v <= 15; v++ {
+		b.fpSlot(store, v, int64(a64SavedFP+8*(v-8)))
+	}
+}
+
+// fpSlot emits str dV, [sp, off] (or ldr when store is false), which the
+// assembler lacks: the low 8 bytes of vV, at an offset that is a multiple
+// of 8.
+func (b *arm64Backend) fpSlot(store bool, v int, off int64) {
+	w := 0xfd000000 | uint32(off/8)<<10 | uint32(elfwriter.SP)<<5 | uint32(v)
+	if !store {
+		w |= 1 << 22
+	}
+	b.f.Raw(binary.LittleEndian.AppendUint32(nil, w)...)
+}
+
+func (b *arm64Backend) cCall(l elfwriter.Label) { b.a.Bl(l) }
+func (b *arm64Backend) kept(i int) reg          { return reg(elfwriter.X19) + reg(i) }
+func (b *arm64Backend) mov(d, s reg)            { b.a.Mov(x(d), x(s)) }

@@ -37,8 +37,7 @@ The flags are:
 		section) instead of a program: see "Shared objects" below.
 	--arch ARCH
 		Write the program for ARCH, as Go names it: amd64 (the default),
-		arm64, 386 or s390x; see "Other machines" below. Shared objects
-		are written for amd64 only.
+		arm64, 386 or s390x; see "Other machines" below.
 	--semaphores
 		Give every probe a semaphore, PROVIDER_NAME_semaphore, in section
 		.probes; a probe then fires only while its semaphore is non-zero,
@@ -151,10 +150,11 @@ another, and the manifest's form says which:
 	       value in a pair, %eax naming it and %edx holding the high
 	       word, as gcc pairs %eax:%edx, %edx:%ecx, %ecx:%ebx, %ebx:%esi,
 	       %esi:%edi), mem -8(%ebp) or 8(%esp), sib 8(%ebx,%ecx,4), imm
-	       $5, rip the bare symbol, absolute: p_q_site1+8. In a PIE rip
-	       takes mem (gcc writes p_q_site1@GOTOFF(%ebx), a relocation),
-	       and a float or double whose turn is reg or float takes mem:
-	       gcc keeps floating-point values in memory on i386.
+	       $5, rip the bare symbol, absolute: p_q_site1+8. In a PIE or a
+	       shared object rip takes mem (gcc writes
+	       p_q_site1@GOTOFF(%ebx), a relocation), and a float or double
+	       whose turn is reg or float takes mem: gcc keeps
+	       floating-point values in memory on i386.
 
 A reg argument for which no register is left (i386 has six) takes mem, as
 a compiler spills it.
@@ -172,13 +172,16 @@ semaphore is raised), and
 
 	long sdt_fire_all(unsigned long k)
 
-which calls them all in file order and returns the sum. They follow the
-System V AMD64 calling convention, so C programs call them. The object has
-no relocations and needs no libc: the dynamic loader loads it (dlopen, or
-linked with -L. -lNAME), and so does a program that only maps its two
-PT_LOAD segments at one base address, as package usdt does. The semaphores
-are exported too. Two probes whose functions would have the same name
-(p_q:r and p:q_r) are an error.
+which calls them all in file order and returns the sum. They follow the C
+calling convention of the machine, callee-saved registers included, so C
+programs call them: System V AMD64; AAPCS64 on aarch64, k and the result
+in x0; the s390x ELF ABI, in %r2; cdecl on i386, k on the stack and the
+result in %eax. The object's DT_SONAME is the base name of PROG. It has no relocations, addressing its
+data relative to the pc, and needs no libc: the dynamic loader loads it
+(dlopen, or linked with -L. -lNAME), and so does a program that only maps
+its two PT_LOAD segments at one base address, as package usdt does. The
+semaphores are exported too. Two probes whose functions would have the
+same name (p_q:r and p:q_r) are an error.
 
 The manifest is one JSON object, on one line, with these fields:
 

@@ -15,6 +15,7 @@ type options struct {
 	semaphores bool
 	forms      []form
 	sites      int
+	soname     string // the DT_SONAME of a shared object; none when empty
 }
 
 // defaultInterval is the pause between iterations, in milliseconds, when
@@ -72,6 +73,7 @@ func generate(probes []*probe, opts options) (*elfwriter.Image, *manifest, error
 		opts.sites = 1
 	}
 	g := &generator{opts: opts, f: elfwriter.New(opts.typ), man: newManifest(opts)}
+	g.f.Soname = opts.soname
 	for _, p := range probes {
 		if err := p.check(); err != nil {
 			return nil, nil, err

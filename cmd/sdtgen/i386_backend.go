@@ -88,9 +88,9 @@ func (b *i386Backend) syscall(n sysno) {
 	b.a.Int80()
 }
 
-// form maps rip to mem in a PIE, where gcc writes a global as
-// sym@GOTOFF(%ebx), a relocation the note does not resolve; in an
-// executable rip is the bare symbol, absolute. A floating-point argument
+// form maps rip to mem in a PIE or a shared object, where gcc writes a
+// global as sym@GOTOFF(%ebx), a relocation the note does not resolve; in
+// an executable rip is the bare symbol, absolute. A floating-point argument
 // whose turn is reg or float takes mem: gcc keeps floating-point values
 // on i386 in memory (the x87 registers are a stack no note names).
 func (b *i386Backend) form(f form, a argType, typ elfwriter.Type) form {
@@ -199,3 +199,45 @@ func (b *i386Backend) symOperand(sym string, off int64) string {
 	}
 	return sym + "+" + strconv.FormatInt(off, 10)
 }
+
+// The C functions follow the i386 System V ABI (cdecl): the argument at
+// 4(%esp), the result in %eax; %ebx, %esi, %edi and %ebp are preserved.
+
+// i386Saved are the registers cEnter saves, in turn from %esp up.
+var i386Saved = []elfwriter.I386Reg{elfwriter.EBP, elfwriter.EBX, elfwriter.ESI, elfwriter.EDI}
+
+const i386SaveArea = 4 * 4
+
+// cEnter loads the argument from above the save area and the return
+// address.
+func (b *i386Backend) cEnter() {
+	b.a.AddImm(elfwriter.ESP, -i386SaveArea)
+	for i, r := range i386Saved {
+		b.a.Store(4, r, elfwriter.ESP, int32(4*i))
+	}
+	b.enter()
+	b.a.Load(4, er(b.t(0)), elfwriter.EBP, i386SaveArea+4)
+}
+
+func (b *i386Backend) cReturn() {
+	b.a.Mov(er(b.t(0)), elfwriter.EAX)
+	b.a.Mov(elfwriter.EBP, elfwriter.ESP)
+	for i, r := range i386Saved {
+		b.a.Load(4, r, elfwriter.ESP, int32(4*i))
+	}
+	b.a.AddImm(elfwriter.ESP, i386SaveArea)
+	b.a.Ret()
+}
+
+// cCall passes the argument at 0(%esp), where no mem operand lives.
+func (b *i386Backend) cCall(l elfwriter.Label) {
+	b.a.Store(4, er(b.t(0)), elfwriter.ESP, 0)
+	b.a.Call(l)
+	b.a.Mov(elfwriter.EAX, er(b.t(0)))
+}
+
+// i386Kept are the registers kept returns.
+var i386Kept = [2]elfwriter.I386Reg{elfwriter.EDI, elfwriter.ESI}
+
+func (b *i386Backend) kept(i int) reg { return reg(i386Kept[i]) }
+func (b *i386Backend) mov(d, s reg)   { b.a.Mov(er(s), er(d)) }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
@@ -149,6 +150,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		c.opts.typ = elfwriter.PIE
 	case shared:
 		c.opts.typ = elfwriter.Shared
+		c.opts.soname = filepath.Base(c.out)
 	}
 	if corrupt != "" {
 		if c.corrupt, err = parseCorruption(corrupt); err != nil {

@@ -169,3 +169,32 @@ func (b *s390xBackend) immOperand(v int64) string { return strconv.FormatInt(v, 
 func (b *s390xBackend) symOperand(sym string, off int64) string {
 	panic("sdtgen: s390x operands name no symbol")
 }
+
+// The C functions follow the s390x ELF ABI: the argument and the result in
+// %r2, the return address in %r14; %r6 to %r15 are preserved, saved in the
+// register save area the caller keeps at 0(%r15) (%r6 at 48), and so are
+// %f8 to %f15, which the backend does not use.
+
+// s390xSaveSlot is the offset of r in the register save area.
+func s390xSaveSlot(r elfwriter.S390XReg) int64 { return 48 + 8*int64(r-elfwriter.GR6) }
+
+func (b *s390xBackend) cEnter() {
+	for r := elfwriter.GR6; r <= elfwriter.GR15; r++ {
+		b.s.Store(8, r, 0, elfwriter.GR15, s390xSaveSlot(r))
+	}
+	b.enter()
+}
+
+// cReturn finds the caller's %r15 from its own, since the site may have
+// taken %r12, which enter set to it.
+func (b *s390xBackend) cReturn() {
+	b.s.AddImm(elfwriter.GR15, s390xFrame)
+	for r := elfwriter.GR6; r <= elfwriter.GR14; r++ {
+		b.s.Load(8, r, 0, elfwriter.GR15, s390xSaveSlot(r))
+	}
+	b.s.Br(elfwriter.GR14)
+}
+
+func (b *s390xBackend) cCall(l elfwriter.Label) { b.s.Brasl(elfwriter.GR14, l) }
+func (b *s390xBackend) kept(i int) reg          { return reg(elfwriter.GR6) + reg(i) }
+func (b *s390xBackend) mov(d, s reg)            { b.s.Mov(gr(d), gr(s)) }

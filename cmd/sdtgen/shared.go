@@ -9,6 +9,22 @@ import (
 // fireAll is the entry point of a shared object that fires every probe.
 const fireAll = "sdt_fire_all"
 
+// funcNames returns the name of the function of each probe in a shared
+// object, PROVIDER_NAME; two probes whose functions would have one name
+// are an error.
+func funcNames(probes []*probe) ([]string, error) {
+	seen := map[string]bool{fireAll: true}
+	names := make([]string, len(probes))
+	for i, p := range probes {
+		names[i] = p.provider + "_" + p.name
+		if seen[names[i]] {
+			return nil, fmt.Errorf("--shared: %s: function %s defined twice", p, names[i])
+		}
+		seen[names[i]] = true
+	}
+	return names, nil
+}
+
 // calleeSaved are the registers the System V ABI has a function preserve
 // that the probe sites use.
 var calleeSaved = []elfwriter.Reg{elfwriter.RBP, elfwriter.RBX, elfwriter.R12, elfwriter.R13, elfwriter.R14, elfwriter.R15}
@@ -20,15 +36,14 @@ var calleeSaved = []elfwriter.Reg{elfwriter.RBP, elfwriter.RBX, elfwriter.R12, e
 // the System V calling convention, so a C program can call them.
 func (g *generator) library(probes []*probe) error {
 	f := g.f
+	names, err := funcNames(probes)
+	if err != nil {
+		return err
+	}
 	count := f.Data("", make([]byte, 8), 8)
-	seen := map[string]bool{fireAll: true}
 	var fns []elfwriter.Label
-	for _, p := range probes {
-		name := p.provider + "_" + p.name
-		if seen[name] {
-			return fmt.Errorf("--shared: %s: function %s defined twice", p, name)
-		}
-		seen[name] = true
+	for i, p := range probes {
+		name := names[i]
 		fn := f.Func(name)
 		for _, r := range calleeSaved {
 			f.Push(r)
