@@ -83,12 +83,14 @@
 //	56      96    args     12 values of 8 bytes, 0 when not read
 //	152     ...   data     the strings, in argument order, NUL-terminated
 //
-// Records are as long as their strings. Read decodes them into Event,
-// with the time converted to Unix time.
+// Records are as long as their strings; those of the numbers-only program
+// end after the arguments of their site, rounded up to 4, 8 or 12. Read
+// decodes them into Event, with the time converted to Unix time.
 //
 // To keep wakeups cheap under load, the program submits events with
-// BPF_RB_NO_WAKEUP and forces a wakeup only once a quarter of the ring
-// holds unread data; Read, for its part, polls the ring every
+// BPF_RB_NO_WAKEUP and forces a wakeup only when the unread data crosses a
+// multiple of a quarter of the ring, not on every event past it: each
+// wakeup interrupts the traced thread. Read, for its part, polls the ring every
 // Options.FlushInterval, which bounds how long a lone event can wait.
 // Events that find the ring full are dropped and counted: see
 // Program.Lost. Read does not wait for Detach, so that the probes firing

@@ -73,18 +73,32 @@ func (v Value) Float() float64 {
 
 var errShortEvent = errors.New("short event record")
 
-const eventHeaderSize = int(unsafe.Offsetof(usdtEvent{}.Data))
+// eventHeaderSize is the size of an event with every argument and no
+// string; the numbers-only program writes only the arguments of the site,
+// rounded up (see usdt.bpf.c), so its records can be shorter, down to
+// eventArgsOffset plus the arguments.
+const (
+	eventHeaderSize = int(unsafe.Offsetof(usdtEvent{}.Data))
+	eventArgsOffset = int(unsafe.Offsetof(usdtEvent{}.Args))
+)
 
 // decodeEvent decodes the ring buffer record b into ev; raw is scratch
 // space. spec returns the spec of a site, nil if unknown. boot is the Unix time
 // in nanoseconds at which the boot clock read zero.
 func decodeEvent(b []byte, raw *usdtEvent, spec func(site uint32) *Spec, boot int64, ev *Event) error {
-	if len(b) < eventHeaderSize || len(b) > int(unsafe.Sizeof(*raw)) {
+	if len(b) < eventArgsOffset || len(b) > int(unsafe.Sizeof(*raw)) {
 		return fmt.Errorf("%w: %d bytes", errShortEvent, len(b))
 	}
-	// The record is a struct event, in host byte order.
+	// The record is a struct event, in host byte order, possibly cut
+	// after its arguments.
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(raw)), unsafe.Sizeof(*raw)), b)
-	data := b[eventHeaderSize:]
+	if len(b) < eventArgsOffset+8*min(int(raw.Nargs), MaxArgs) {
+		return fmt.Errorf("%w: %d bytes for %d arguments", errShortEvent, len(b), raw.Nargs)
+	}
+	var data []byte
+	if len(b) > eventHeaderSize {
+		data = b[eventHeaderSize:]
+	}
 
 	ev.Time = time.Unix(0, boot+int64(raw.Time))
 	ev.PID, ev.TID, ev.CPU = raw.Pid, raw.Tid, raw.Cpu

@@ -82,13 +82,36 @@ func TestDecodeEvent(t *testing.T) {
 	}
 }
 
+// TestDecodeEventShort decodes the records of the numbers-only program,
+// which end after the arguments of the site, rounded up.
+func TestDecodeEventShort(t *testing.T) {
+	var ev Event
+	var raw usdtEvent
+	none := func(uint32) *Spec { return nil }
+	for _, n := range []int{3, 4, MaxArgs} {
+		b := rawEvent(3, 0, 0, 0, []uint64{7, 8, 9}, "")[:eventArgsOffset+8*n]
+		if err := decodeEvent(b, &raw, none, 0, &ev); err != nil {
+			t.Fatalf("%d bytes: %v", len(b), err)
+		}
+		var got []uint64
+		for _, a := range ev.Args {
+			got = append(got, a.Bits)
+		}
+		if !reflect.DeepEqual(got, []uint64{7, 8, 9}) || ev.Comm != "demo" {
+			t.Errorf("%d bytes: args %v, comm %q; want [7 8 9], demo", len(b), got, ev.Comm)
+		}
+	}
+}
+
 func TestDecodeEventErrors(t *testing.T) {
 	var ev Event
 	var raw usdtEvent
 	none := func(uint32) *Spec { return nil }
 	for _, b := range [][]byte{
 		nil,
-		rawEvent(1, 0, 0, 0, nil, "")[:100],
+		rawEvent(1, 0, 0, 0, nil, "")[:eventArgsOffset-1],
+		rawEvent(1, 0, 0, 0, nil, "")[:eventArgsOffset+7],
+		rawEvent(12, 0, 0, 0, nil, "")[:100],
 		rawEvent(1, 0, 1, 0, nil, "unterminated"),
 	} {
 		if err := decodeEvent(b, &raw, none, 0, &ev); !errors.Is(err, errShortEvent) {
