@@ -2,13 +2,13 @@ package main
 
 import (
 	"bufio"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
-	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -51,13 +51,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// A site is one probe site ready for output: the probe, its parsed
-// arguments and, when listing a process, its live state.
+// A site is one probe site ready for output: the probe, the machine
+// whose syntax its argument string is in and, when listing a process, its
+// live state. Sinks parse the argument string as they need.
 type site struct {
-	file  string
-	probe *stapsdt.Probe
-	argv  []argspec.Arg
-	live  *liveState
+	file    string
+	probe   *stapsdt.Probe
+	machine elf.Machine
+	live    *liveState
 }
 
 // liveState is what a running process adds to a site.
@@ -100,14 +101,13 @@ func listFile(name string, pats []pattern, out sink) error {
 // the live state of each site.
 func writeProbes(name string, f *stapsdt.File, pats []pattern, live func(*stapsdt.Probe) *liveState, out sink) error {
 	// One site is reused: sinks are done with it when write returns.
-	s := &site{file: name}
+	s := &site{file: name, machine: f.Machine}
 	for i := range f.Probes {
 		p := &f.Probes[i]
 		if !matchAny(pats, p.Provider, p.Name) {
 			continue
 		}
 		s.probe = p
-		s.argv = argspec.AppendArgs(s.argv[:0], p.Args, f.Machine)
 		if live != nil {
 			s.live = live(p)
 		}

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -53,7 +52,8 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []pattern) err
 	)
 	for range workers {
 		wg.Go(func() {
-			s := &site{file: name}
+			s := &site{file: name, machine: f.Machine}
+			var cache argvCache
 			for {
 				buf := <-tokens
 				i := int(next.Add(1)) - 1
@@ -67,8 +67,7 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []pattern) err
 						continue
 					}
 					s.probe = p
-					s.argv = argspec.AppendArgs(s.argv[:0], p.Args, f.Machine)
-					buf = appendSite(buf, s)
+					buf = appendSite(buf, s, &cache)
 				}
 				chunks[i].buf = buf
 				close(chunks[i].done)

@@ -4,12 +4,16 @@ import (
 	"io"
 
 	"github.com/sdtkit/sdtkit/internal/sitetable"
+	"github.com/sdtkit/sdtkit/pkg/argspec"
 )
 
 // table writes sites as aligned columns for people.
-type table struct{ t *sitetable.Table }
+type table struct {
+	t    *sitetable.Table
+	argv []argspec.Arg
+}
 
-func newTable(w io.Writer, live bool) *table { return &table{sitetable.New(w, live)} }
+func newTable(w io.Writer, live bool) *table { return &table{t: sitetable.New(w, live)} }
 
 func (t *table) write(s *site) error {
 	p := s.probe
@@ -19,7 +23,8 @@ func (t *table) write(s *site) error {
 		r.SemaphoreValue, r.SemaphoreErr = uint64(l.semaphoreValue), l.semaphoreErr != nil
 		r.Armed, r.ArmedErr = l.armed, l.armedErr != nil
 	}
-	for _, a := range s.argv {
+	t.argv = argspec.AppendArgs(t.argv[:0], p.Args, s.machine)
+	for _, a := range t.argv {
 		if a.Err != nil {
 			r.Args = append(r.Args, sitetable.Arg{Raw: a.Raw, Bad: true})
 			continue
