@@ -23,7 +23,7 @@ func SDTHeader() script.Cond {
 }
 
 // M32 reports whether gcc can build and link 32-bit x86 programs with
-// probes, which needs the multilib runtime (package gcc-multilib on
+// probes, which needs the multilib runtime (package gcc-12-multilib on
 // Debian). sys/sdt.h is the same for both; Debian installs it only in the
 // x86_64 multiarch directory, so it is searched there last, as the m32
 // script does.
