@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
@@ -26,6 +27,15 @@ Flags:
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("sdtlist: ")
+	// The heap is the probes of the file being listed, which stay live
+	// until the process exits a few milliseconds later, and the output
+	// buffers. With the default GOGC a large file is collected once or
+	// twice while being encoded, and on two CPUs the collector takes one
+	// of them from the encoders: 30% of the wall time of listing 20,000
+	// sites. Collecting at 5x the live heap instead costs a few MiB.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

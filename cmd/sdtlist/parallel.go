@@ -20,6 +20,11 @@ const (
 	parallelMin = 1024
 	// chunkSites is the number of sites of one chunk.
 	chunkSites = 256
+	// chunkBytes is the capacity a chunk's buffer starts with: room for
+	// lines of 1 KiB, longer than those of the runtimes' and the
+	// benchmark's files (500-700 bytes), so that a buffer is not grown
+	// and copied again and again while it is filled.
+	chunkBytes = chunkSites << 10
 )
 
 // A chunk is the encoded output of one run of sites.
@@ -59,6 +64,9 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []pattern) err
 				i := int(next.Add(1)) - 1
 				if i >= nchunks {
 					return
+				}
+				if buf == nil {
+					buf = make([]byte, 0, chunkBytes)
 				}
 				buf = buf[:0]
 				for j := i * chunkSites; j < min((i+1)*chunkSites, len(f.Probes)); j++ {
