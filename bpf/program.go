@@ -12,14 +12,13 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/ringbuf"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 )
 
 // Defaults of Options.
 const (
-	DefaultRingSize      = 1 << 20
+	DefaultRingSize      = 4 << 20
 	DefaultMaxSites      = 4096
 	DefaultStringSize    = 64
 	DefaultFlushInterval = 100 * time.Millisecond
@@ -63,7 +62,6 @@ type Program struct {
 	multi     bool
 	noStrings bool
 	pid       int
-	flush     time.Duration
 	boot      int64 // Unix time in ns when CLOCK_BOOTTIME was 0
 
 	mu    sync.Mutex // guards prog and links, and serializes Attach
@@ -73,9 +71,8 @@ type Program struct {
 	// tens of milliseconds, does not stall it while events still arrive.
 	specs atomic.Pointer[[]Spec]
 
-	rd  *ringbuf.Reader
-	rec ringbuf.Record
-	raw usdtEvent
+	ring *ring
+	raw  usdtEvent
 }
 
 // Load loads the BPF program into the kernel. It needs root, or
@@ -125,7 +122,7 @@ func Load(opts *Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{multi: multi, noStrings: o.NoStrings, pid: o.PID, flush: o.FlushInterval, boot: bootTime()}
+	p := &Program{multi: multi, noStrings: o.NoStrings, pid: o.PID, boot: bootTime()}
 	// Only one of the programs is loaded: a uprobe_multi program cannot
 	// be attached to a perf event, and older kernels reject it.
 	name := usdtProgUsdtSingle
@@ -146,7 +143,7 @@ func Load(opts *Options) (*Program, error) {
 		return nil, err
 	}
 	p.prog = coll.DetachProgram(name)
-	if p.rd, err = ringbuf.NewReader(p.maps.Events); err != nil {
+	if p.ring, err = newRing(p.maps.Events.FD(), o.RingSize, o.FlushInterval); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("ring buffer: %w", err)
 	}
@@ -236,19 +233,9 @@ func bootTime() int64 {
 // called concurrently with itself; Close may be called concurrently to
 // stop it.
 func (p *Program) Read(ev *Event) error {
-	for {
-		p.rd.SetDeadline(time.Now().Add(p.flush))
-		err := p.rd.ReadInto(&p.rec)
-		switch {
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			continue
-		case errors.Is(err, ringbuf.ErrClosed):
-			return ErrClosed
-		case err != nil:
-			return fmt.Errorf("read ring buffer: %w", err)
-		}
-		return decodeEvent(p.rec.RawSample, &p.raw, p.spec, p.boot, ev)
-	}
+	return p.ring.read(func(b []byte) error {
+		return decodeEvent(b, &p.raw, p.spec, p.boot, ev)
+	})
 }
 
 // spec returns the spec of a site, nil if unknown.
@@ -308,7 +295,7 @@ func (p *Program) Pending() int {
 	if p.prog == nil {
 		return 0
 	}
-	return p.rd.AvailableBytes()
+	return p.ring.pending()
 }
 
 // Detach detaches the program from every site, which lowers the
@@ -337,8 +324,8 @@ func (p *Program) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	errs := []error{p.detach()}
-	if p.rd != nil {
-		errs = append(errs, p.rd.Close())
+	if p.ring != nil {
+		errs = append(errs, p.ring.Close())
 	}
 	if p.prog != nil {
 		errs = append(errs, p.prog.Close())
