@@ -11,12 +11,12 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
-	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 // archNops are the probe nops of the machines.
 var archNops = map[arch][]byte{
 	"arm64": {0x1f, 0x20, 0x03, 0xd5},
+	"amd64": {0x90},
 	"s390x": {0x47, 0, 0, 0},
 	"386":   {0x90},
 }
@@ -59,50 +59,7 @@ func TestGenerateArch(t *testing.T) {
 				if ef.Machine != a.machine() || man.Machine != a.machineName() {
 					t.Errorf("machine %v, manifest %q, want %v", ef.Machine, man.Machine, a.machine())
 				}
-				f, err := stapsdt.NewFile(bytes.NewReader(im.Bytes))
-				if err != nil {
-					t.Fatal(err)
-				}
-				var sites []manifestSite
-				var probes []manifestProbe
-				for _, mp := range man.Probes {
-					for _, s := range mp.Sites {
-						sites = append(sites, s)
-						probes = append(probes, mp)
-					}
-				}
-				if len(f.Probes) != len(sites) {
-					t.Fatalf("%d notes, manifest has %d sites", len(f.Probes), len(sites))
-				}
-				for i, p := range f.Probes {
-					s, mp := sites[i], probes[i]
-					if p.Provider != mp.Provider || p.Name != mp.Name || p.PC != s.PC || p.PCOffset != s.PCOffset || p.Args != s.Args || p.Base != man.Base {
-						t.Errorf("note %d = %s:%s pc=%#x offset=%#x args=%q, manifest %s:%s pc=%#x offset=%#x args=%q",
-							i, p.Provider, p.Name, p.PC, p.PCOffset, p.Args, mp.Provider, mp.Name, s.PC, s.PCOffset, s.Args)
-					}
-					if p.Semaphore != mp.Semaphore || p.SemaphoreOffset != mp.SemaphoreOffset || p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
-						t.Errorf("note %d: semaphore %#x at %#x (%v), manifest %#x at %#x", i, p.Semaphore, p.SemaphoreOffset, p.SemaphoreOffsetErr, mp.Semaphore, mp.SemaphoreOffset)
-					}
-					if nop := archNops[a]; !bytes.HasPrefix(im.Bytes[p.PCOffset:], nop) {
-						t.Errorf("note %d: bytes at pc offset %#x are % x, want the nop % x", i, p.PCOffset, im.Bytes[p.PCOffset:p.PCOffset+4], nop)
-					}
-					args := argspec.ParseArgs(p.Args, a.machine())
-					if len(args) != len(mp.Args) {
-						t.Fatalf("note %d: %d args, want %d", i, len(args), len(mp.Args))
-					}
-					for j, arg := range args {
-						want := s.Argv[j]
-						if arg.Err != nil || arg.String() != want.Operand || arg.Size != mp.Args[j].Size || arg.Signed != mp.Args[j].Signed || arg.Float != mp.Args[j].Float {
-							t.Errorf("note %d arg %d = %v (%v), want %s", i, j, arg, arg.Err, want.Operand)
-						}
-						if arg.Kind != formKinds[want.Form] {
-							t.Errorf("note %d arg %d = %v, kind %v, want %v for form %s", i, j, arg, arg.Kind, formKinds[want.Form], want.Form)
-						}
-						if want.Form == "imm" && (want.Value == nil || arg.Offset != *want.Value) {
-							t.Errorf("note %d arg %d = %v, want constant %v", i, j, arg, want.Value)
-						}
-					}
-				}
+				checkNotes(t, a, im, man)
 			})
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,57 +144,63 @@ func TestGenerate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := stapsdt.NewFile(bytes.NewReader(im.Bytes))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sites []manifestSite
-			var probes []manifestProbe
-			for _, mp := range man.Probes {
-				for _, s := range mp.Sites {
-					sites = append(sites, s)
-					probes = append(probes, mp)
-				}
-			}
-			if len(f.Probes) != len(sites) {
-				t.Fatalf("%d notes, manifest has %d sites", len(f.Probes), len(sites))
-			}
-			for i, p := range f.Probes {
-				s, mp := sites[i], probes[i]
-				if p.Provider != mp.Provider || p.Name != mp.Name || p.PC != s.PC || p.PCOffset != s.PCOffset || p.Args != s.Args {
-					t.Errorf("note %d = %s:%s pc=%#x offset=%#x args=%q, manifest %s:%s pc=%#x offset=%#x args=%q",
-						i, p.Provider, p.Name, p.PC, p.PCOffset, p.Args, mp.Provider, mp.Name, s.PC, s.PCOffset, s.Args)
-				}
-				if p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
-					t.Errorf("note %d: %v, %v", i, p.PCOffsetErr, p.SemaphoreOffsetErr)
-				}
-				if p.Semaphore != mp.Semaphore || p.SemaphoreOffset != mp.SemaphoreOffset {
-					t.Errorf("note %d: semaphore %#x at %#x, manifest %#x at %#x", i, p.Semaphore, p.SemaphoreOffset, mp.Semaphore, mp.SemaphoreOffset)
-				}
-				if p.Base != man.Base {
-					t.Errorf("note %d: base %#x, manifest %#x", i, p.Base, man.Base)
-				}
-				if im.Bytes[p.PCOffset] != 0x90 {
-					t.Errorf("note %d: byte at pc offset %#x is %#x, want nop", i, p.PCOffset, im.Bytes[p.PCOffset])
-				}
-				args := argspec.ParseArgs(p.Args, elf.EM_X86_64)
-				if len(args) != len(mp.Args) {
-					t.Fatalf("note %d: %d args, want %d", i, len(args), len(mp.Args))
-				}
-				for j, a := range args {
-					want := s.Argv[j]
-					if a.Err != nil || a.String() != want.Operand || a.Size != mp.Args[j].Size || a.Signed != mp.Args[j].Signed {
-						t.Errorf("note %d arg %d = %v (%v), want %s", i, j, a, a.Err, want.Operand)
-					}
-					if want.Form == "imm" && (a.Kind != argspec.Const || want.Value == nil || a.Offset != *want.Value) {
-						t.Errorf("note %d arg %d = %v, want constant %v", i, j, a, want.Value)
-					}
-					if a.Float != mp.Args[j].Float || (want.Form == "float") != (a.Kind == argspec.FloatRegister) {
-						t.Errorf("note %d arg %d = %v, float %v, want float %v in form %s", i, j, a, a.Float, mp.Args[j].Float, want.Form)
-					}
-				}
-			}
+			checkNotes(t, "amd64", im, man)
 		})
+	}
+}
+
+// checkNotes checks that every note of a generated program reads back,
+// through pkg/stapsdt and pkg/argspec for a's machine, as the manifest
+// says: the site, its semaphore, the nop at its pc, and each operand, of
+// its form's kind, with the manifest's size, sign and constant.
+func checkNotes(t *testing.T, a arch, im *elfwriter.Image, man *manifest) {
+	t.Helper()
+	f, err := stapsdt.NewFile(bytes.NewReader(im.Bytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites []manifestSite
+	var probes []manifestProbe
+	for _, mp := range man.Probes {
+		for _, s := range mp.Sites {
+			sites = append(sites, s)
+			probes = append(probes, mp)
+		}
+	}
+	if len(f.Probes) != len(sites) {
+		t.Fatalf("%d notes, manifest has %d sites", len(f.Probes), len(sites))
+	}
+	for i, p := range f.Probes {
+		s, mp := sites[i], probes[i]
+		if p.Provider != mp.Provider || p.Name != mp.Name || p.PC != s.PC || p.PCOffset != s.PCOffset || p.Args != s.Args || p.Base != man.Base {
+			t.Errorf("note %d = %s:%s pc=%#x offset=%#x args=%q base=%#x, manifest %s:%s pc=%#x offset=%#x args=%q base=%#x",
+				i, p.Provider, p.Name, p.PC, p.PCOffset, p.Args, p.Base, mp.Provider, mp.Name, s.PC, s.PCOffset, s.Args, man.Base)
+		}
+		if p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
+			t.Errorf("note %d: %v, %v", i, p.PCOffsetErr, p.SemaphoreOffsetErr)
+		}
+		if p.Semaphore != mp.Semaphore || p.SemaphoreOffset != mp.SemaphoreOffset {
+			t.Errorf("note %d: semaphore %#x at %#x, manifest %#x at %#x", i, p.Semaphore, p.SemaphoreOffset, mp.Semaphore, mp.SemaphoreOffset)
+		}
+		if nop := archNops[a]; !bytes.HasPrefix(im.Bytes[p.PCOffset:], nop) {
+			t.Errorf("note %d: bytes at pc offset %#x are % x, want the nop % x", i, p.PCOffset, im.Bytes[p.PCOffset:min(p.PCOffset+4, uint64(len(im.Bytes)))], nop)
+		}
+		args := argspec.ParseArgs(p.Args, a.machine())
+		if len(args) != len(mp.Args) {
+			t.Fatalf("note %d: %d args, want %d", i, len(args), len(mp.Args))
+		}
+		for j, arg := range args {
+			want := s.Argv[j]
+			if arg.Err != nil || arg.String() != want.Operand || arg.Size != mp.Args[j].Size || arg.Signed != mp.Args[j].Signed || arg.Float != mp.Args[j].Float {
+				t.Errorf("note %d arg %d = %v (%v), want %s", i, j, arg, arg.Err, want.Operand)
+			}
+			if arg.Kind != formKinds[want.Form] {
+				t.Errorf("note %d arg %d = %v, kind %v, want %v for form %s", i, j, arg, arg.Kind, formKinds[want.Form], want.Form)
+			}
+			if want.Form == "imm" && (want.Value == nil || arg.Offset != *want.Value) {
+				t.Errorf("note %d arg %d = %v, want constant %v", i, j, arg, want.Value)
+			}
+		}
 	}
 }
 
