@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"golang.org/x/sys/unix"
 	"rsc.io/script"
 )
@@ -92,4 +93,37 @@ func parseVersion(s string) ([2]int, error) {
 		return v, fmt.Errorf("version %q: %w", s, err)
 	}
 	return v, nil
+}
+
+// Probe reports whether the program named by the suffix PROG:PROVIDER:NAME,
+// a path or a name looked up in the script's PATH, has that USDT probe,
+// such as [probe:/usr/bin/python3:python:function__entry]: runtimes are
+// built with their probes or without, as their distribution chose.
+func Probe() script.Cond {
+	return script.PrefixCondition("PROG (a path, or a name in PATH) has the USDT probe PROVIDER:NAME (suffix PROG:PROVIDER:NAME)", func(s *script.State, suffix string) (bool, error) {
+		prog, probe, ok := strings.Cut(suffix, ":")
+		provider, name, ok2 := strings.Cut(probe, ":")
+		if !ok || !ok2 || prog == "" || provider == "" || name == "" {
+			return false, fmt.Errorf("%q: want PROG:PROVIDER:NAME", suffix)
+		}
+		path := prog
+		if !strings.Contains(prog, "/") {
+			var err error
+			if path, err = lookPath(s, prog); err != nil {
+				return false, nil
+			}
+		}
+		// A file that is no ELF, or whose notes are damaged, is one
+		// without the probe, as far as a script's skip is concerned.
+		f, _ := stapsdt.Open(path)
+		if f == nil {
+			return false, nil
+		}
+		for _, p := range f.Probes {
+			if p.Provider == provider && p.Name == name {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
 }

@@ -32,6 +32,7 @@ func Conds() map[string]script.Cond {
 	return map[string]script.Cond{
 		"kernel":  Kernel(),
 		"m32":     M32(),
+		"probe":   Probe(),
 		"sdt.h":   SDTHeader(),
 		"tracefs": Tracefs(),
 	}
