@@ -16,7 +16,14 @@
 //	SIB           8@8(%rbx,%rcx,4), 4@(,%rcx,8)
 //	                              memory at base + index*scale + disp.
 //	symbol        8@g(%rip)       memory at the symbol, relocated
+//	global        4@arr(,%edx,4), memory at a displacement holding a
+//	              -4@g@GOTOFF(%ecx) symbol's address (relocated), or in
+//	                              PIC code its distance from the GOT,
+//	                              whose address the register holds
 //	constant      -4@$-7          the value
+//
+// On an x86-64 kernel the arguments of 32-bit x86 programs are read too:
+// the kernel keeps the registers of such a task in the 64-bit pt_regs.
 //
 // An argument that cannot be read (a vector register, an unknown symbol)
 // is reported by NewSpec and arrives as NotRead in every event; the other

@@ -51,7 +51,9 @@ type SpecOptions struct {
 	// events carry the string as well as the pointer.
 	Strings ArgMask
 	// Symbols maps symbol names to their link-time addresses, for
-	// arguments relative to a symbol (rip-relative globals). See Symbols.
+	// arguments relative to a symbol: rip-relative and absolute globals,
+	// and the GOT-relative globals of x86 PIC code, which also need
+	// _GLOBAL_OFFSET_TABLE_. See Symbols.
 	Symbols map[string]uint64
 }
 
@@ -133,7 +135,12 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 	if a.Err != nil {
 		return r, a.Err
 	}
-	if a.Machine != nativeMachine {
+	regOffset := regOffset
+	switch {
+	case a.Machine == nativeMachine:
+	case a.Machine == elf.EM_386 && nativeMachine == elf.EM_X86_64:
+		regOffset = compatRegOffset
+	default:
 		return r, fmt.Errorf("%v operand on a %v kernel", a.Machine, nativeMachine)
 	}
 	if a.Size > 8 {
@@ -175,6 +182,9 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 			return r, err
 		}
 		r.Base = off
+		if err := relocate(&r, a, syms); err != nil {
+			return r, err
+		}
 	case argspec.SIB:
 		r.Kind, r.Val = argMem, uint64(a.Offset)
 		if a.Base.Name != "" {
@@ -189,6 +199,9 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 			return r, err
 		}
 		r.Index, r.Scale = off, uint8(a.Scale)
+		if err := relocate(&r, a, syms); err != nil {
+			return r, err
+		}
 	case argspec.Symbol:
 		addr, ok := syms[a.Symbol]
 		if !ok {
@@ -209,6 +222,60 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 }
 
 var errNoReg = errors.New("register not in pt_regs")
+
+// gotSymbol is the symbol at the address GOT-relative operands count
+// from.
+const gotSymbol = "_GLOBAL_OFFSET_TABLE_"
+
+// relocate adds to the displacement of a memory operand the part its
+// symbol gives it: the symbol's address, moved by the load bias at run
+// time; for sym@GOTOFF(%reg), whose register holds the run-time address of
+// the GOT, the distance from the GOT to sym, which the load bias does not
+// change.
+func relocate(r *usdtArg, a *argspec.Arg, syms map[string]uint64) error {
+	if a.Symbol == "" {
+		return nil
+	}
+	switch a.Reloc {
+	case "":
+		// The link-time address, as non-PIC code has it.
+		sym, ok := syms[a.Symbol]
+		if !ok {
+			return fmt.Errorf("no unique symbol %q", a.Symbol)
+		}
+		r.Val += sym
+		r.Flags |= flagBias
+		return nil
+	case argspec.RelocGOTOFF:
+		sym, ok := syms[a.Symbol]
+		if !ok {
+			return fmt.Errorf("no unique symbol %q", a.Symbol)
+		}
+		got, ok := syms[gotSymbol]
+		if !ok {
+			return fmt.Errorf("no %s, which %s counts from", gotSymbol, a.Reloc)
+		}
+		r.Val += sym - got
+		return nil
+	}
+	return fmt.Errorf("relocation %s not supported", a.Reloc)
+}
+
+// compatRegs are the x86-64 pt_regs offsets of the registers of a 32-bit
+// x86 task: the kernel saves them, zero-extended, in the 64-bit layout.
+var compatRegs = map[string]int16{
+	"eax": 80, "ebx": 40, "ecx": 88, "edx": 96,
+	"esi": 104, "edi": 112, "ebp": 32, "esp": 152,
+}
+
+// compatRegOffset is regOffset for an i386 register read on x86-64.
+func compatRegOffset(reg argspec.Reg) (int16, error) {
+	off, ok := compatRegs[reg.Base]
+	if !ok {
+		return -1, fmt.Errorf("%%%s: %w", reg.Name, errNoReg)
+	}
+	return off, nil
+}
 
 func regOffset(reg argspec.Reg) (int16, error) {
 	if reg.Offset < 0 || reg.Offset > 1<<12 {

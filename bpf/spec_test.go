@@ -26,30 +26,46 @@ func setNative(t *testing.T, m elf.Machine) {
 func TestNewSpec(t *testing.T) {
 	setNative(t, elf.EM_X86_64)
 	const pc = 0x401000
-	syms := map[string]uint64{"g": 0x404010}
+	syms := map[string]uint64{"g": 0x404010, "arr": 0x404100, "_GLOBAL_OFFSET_TABLE_": 0x403ff4}
 	for _, tt := range []struct {
 		arg  string
 		want usdtArg
+		m    elf.Machine // elf.EM_X86_64 if 0
 	}{
-		{"-4@%ebx", usdtArg{Kind: argReg, Base: offRBX, Index: -1, Size: 4, Flags: flagSigned}},
-		{"8@%rax", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 8}},
-		{"1@%ah", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 1, Shift: 8}},
-		{"8@%eax", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 4}},
-		{"%dx", usdtArg{Kind: argReg, Base: offRDX, Index: -1, Size: 2}},
-		{"8@0(%r13)", usdtArg{Kind: argMem, Base: offR13, Index: -1, Size: 8}},
-		{"-2@-16(%rbx)", usdtArg{Kind: argMem, Val: u64(-16), Base: offRBX, Index: -1, Size: 2, Flags: flagSigned}},
-		{"(%rbx)", usdtArg{Kind: argMem, Base: offRBX, Index: -1, Size: 8}},
-		{"8@8(%rbx,%rcx,4)", usdtArg{Kind: argMem, Val: 8, Base: offRBX, Index: offRCX, Scale: 4, Size: 8}},
-		{"4@(,%rcx,8)", usdtArg{Kind: argMem, Base: -1, Index: offRCX, Scale: 8, Size: 4}},
-		{"8@g(%rip)", usdtArg{Kind: argMem, Val: 0x404010, Base: -1, Index: -1, Size: 8, Flags: flagBias}},
-		{"-8@g+8(%rip)", usdtArg{Kind: argMem, Val: 0x404018, Base: -1, Index: -1, Size: 8, Flags: flagSigned | flagBias}},
-		{"8@16(%rip)", usdtArg{Kind: argMem, Val: pc + 1 + 16, Base: -1, Index: -1, Size: 8, Flags: flagBias}},
-		{"-4@$-1", usdtArg{Kind: argConst, Val: u64(-1), Base: -1, Index: -1, Size: 4, Flags: flagSigned}},
-		{"4@$-1", usdtArg{Kind: argConst, Val: 0xffffffff, Base: -1, Index: -1, Size: 4}},
-		{"$42", usdtArg{Kind: argConst, Val: 42, Base: -1, Index: -1, Size: 8}},
-		{"8f@-8(%rbx)", usdtArg{Kind: argMem, Val: u64(-8), Base: offRBX, Index: -1, Size: 8, Flags: flagFloat}},
+		{"-4@%ebx", usdtArg{Kind: argReg, Base: offRBX, Index: -1, Size: 4, Flags: flagSigned}, 0},
+		{"8@%rax", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 8}, 0},
+		{"1@%ah", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 1, Shift: 8}, 0},
+		{"8@%eax", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 4}, 0},
+		{"%dx", usdtArg{Kind: argReg, Base: offRDX, Index: -1, Size: 2}, 0},
+		{"8@0(%r13)", usdtArg{Kind: argMem, Base: offR13, Index: -1, Size: 8}, 0},
+		{"-2@-16(%rbx)", usdtArg{Kind: argMem, Val: u64(-16), Base: offRBX, Index: -1, Size: 2, Flags: flagSigned}, 0},
+		{"(%rbx)", usdtArg{Kind: argMem, Base: offRBX, Index: -1, Size: 8}, 0},
+		{"8@8(%rbx,%rcx,4)", usdtArg{Kind: argMem, Val: 8, Base: offRBX, Index: offRCX, Scale: 4, Size: 8}, 0},
+		{"4@(,%rcx,8)", usdtArg{Kind: argMem, Base: -1, Index: offRCX, Scale: 8, Size: 4}, 0},
+		{"8@g(%rip)", usdtArg{Kind: argMem, Val: 0x404010, Base: -1, Index: -1, Size: 8, Flags: flagBias}, 0},
+		{"-8@g+8(%rip)", usdtArg{Kind: argMem, Val: 0x404018, Base: -1, Index: -1, Size: 8, Flags: flagSigned | flagBias}, 0},
+		{"8@16(%rip)", usdtArg{Kind: argMem, Val: pc + 1 + 16, Base: -1, Index: -1, Size: 8, Flags: flagBias}, 0},
+		{"-4@$-1", usdtArg{Kind: argConst, Val: u64(-1), Base: -1, Index: -1, Size: 4, Flags: flagSigned}, 0},
+		{"4@$-1", usdtArg{Kind: argConst, Val: 0xffffffff, Base: -1, Index: -1, Size: 4}, 0},
+		{"$42", usdtArg{Kind: argConst, Val: 42, Base: -1, Index: -1, Size: 8}, 0},
+		{"8f@-8(%rbx)", usdtArg{Kind: argMem, Val: u64(-8), Base: offRBX, Index: -1, Size: 8, Flags: flagFloat}, 0},
+		// Non-PIC globals: the symbol's address, moved by the load bias.
+		{"8@arr(,%rax,8)", usdtArg{Kind: argMem, Val: 0x404100, Base: -1, Index: offRAX, Scale: 8, Size: 8, Flags: flagBias}, 0},
+		{"-4@g-16(%rbx)", usdtArg{Kind: argMem, Val: 0x404000, Base: offRBX, Index: -1, Size: 4, Flags: flagSigned | flagBias}, 0},
+		// A 32-bit x86 task's registers, where x86-64 keeps them.
+		{"-4@%ebx", usdtArg{Kind: argReg, Base: offRBX, Index: -1, Size: 4, Flags: flagSigned}, elf.EM_386},
+		{"1@%ah", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 1, Shift: 8}, elf.EM_386},
+		{"-4@-12(%ebp)", usdtArg{Kind: argMem, Val: u64(-12), Base: 32, Index: -1, Size: 4, Flags: flagSigned}, elf.EM_386},
+		{"4@arr(,%edx,4)", usdtArg{Kind: argMem, Val: 0x404100, Base: -1, Index: offRDX, Scale: 4, Size: 4, Flags: flagBias}, elf.EM_386},
+		// PIC globals: the GOT's address is in the base register.
+		{"-4@g@GOTOFF(%ecx)", usdtArg{Kind: argMem, Val: 0x404010 - 0x403ff4, Base: offRCX, Index: -1, Size: 4, Flags: flagSigned}, elf.EM_386},
+		{"4@12+arr@GOTOFF(%eax,%edx,4)", usdtArg{Kind: argMem, Val: 12 + 0x404100 - 0x403ff4, Base: offRAX, Index: offRDX, Scale: 4, Size: 4}, elf.EM_386},
 	} {
-		args := argspec.ParseArgs(tt.arg, elf.EM_X86_64)
+		m := tt.m
+		if m == 0 {
+			m = elf.EM_X86_64
+		}
+		args := argspec.ParseArgs(tt.arg, m)
 		s, errs := NewSpec(7, pc, args, &SpecOptions{Symbols: syms})
 		if errs != nil {
 			t.Errorf("NewSpec(%q) errors: %v", tt.arg, errs)
@@ -75,7 +91,8 @@ func TestNewSpecErrors(t *testing.T) {
 		{"8@%xmm0 -4@%ebx", elf.EM_X86_64, []int{0}},        // float register
 		{"-4@%ebx 8@nosuch(%rip)", elf.EM_X86_64, []int{1}}, // unknown symbol
 		{"8@%foo -4@%ebx 16@%rax", elf.EM_X86_64, []int{0, 2}},
-		{"4@%eax", elf.EM_386, []int{0}}, // foreign pt_regs
+		{"4@r0", elf.EM_ARM, []int{0}},                    // foreign pt_regs
+		{"4@%eax 4@g@GOTOFF(%eax)", elf.EM_386, []int{1}}, // no symbols
 		{"1 2 3 4 5 6 7 8 9 10 11 12 13", elf.EM_AARCH64, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
 	} {
 		args := argspec.ParseArgs(tt.args, tt.m)

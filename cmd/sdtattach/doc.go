@@ -118,6 +118,13 @@ that made no event for another reason than a full ring buffer if there
 were any, and the events of each probe) and exits 0. Hits while the probes
 are being detached are written like any other.
 
+Every operand form that compilers give probe arguments is read:
+registers, memory, base+index*scale, constants, and globals, whether
+rip-relative, at an absolute address (non-PIC code, arr(,%eax,4)) or
+relative to the GOT (PIC code, g@GOTOFF(%ecx)), relocated for each
+process; the symbols come from the file's .symtab and .dynsym. On x86-64,
+32-bit x86 programs are traced too.
+
 When no argument is read as a string, sdtattach loads a smaller BPF
 program that reads numbers only: it attaches faster and costs the traced
 process less per hit.

@@ -85,7 +85,7 @@ func plan(probes []*probe, types typeSource, logger *log.Logger) ([]attachment, 
 				if a.typ.Kind == probespec.String && j < 16 {
 					opts.Strings |= 1 << j
 				}
-				if args[j].Kind == argspec.Symbol && opts.Symbols == nil && args[j].Err == nil {
+				if (args[j].Kind == argspec.Symbol || args[j].Symbol != "") && opts.Symbols == nil && args[j].Err == nil {
 					syms, err := t.symbols()
 					if err != nil {
 						logger.Printf("%s: symbols: %v", t.name, err)

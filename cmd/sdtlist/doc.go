@@ -67,7 +67,13 @@ Each element of argv has:
 	offset            displacement of a memory, sib or symbol operand
 	value             the value of a const operand
 	symbol            the symbol of a symbol operand (rip-relative or
-	                  absolute)
+	                  absolute), or the symbol whose address is part of
+	                  the displacement of a memory or sib operand, as in
+	                  x86 non-PIC code's arr(,%eax,4)
+	reloc             the relocation operator of a memory or sib
+	                  operand's symbol, when it has one: "GOTOFF" in x86
+	                  PIC code (sym@GOTOFF(%ebx)), where the symbol counts
+	                  from _GLOBAL_OFFSET_TABLE_, whose address reg holds
 	error             present, instead of kind and the rest, when the
 	                  argument cannot be decoded; the other arguments are
 	                  unaffected

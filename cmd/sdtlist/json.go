@@ -142,17 +142,32 @@ func appendArg(b []byte, a *argspec.Arg) []byte {
 	case argspec.Memory:
 		b = appendReg(b, a.Base)
 		b = appendIntField(b, "offset", a.Offset)
+		b = appendReloc(b, a)
 	case argspec.SIB:
 		b = appendReg(b, a.Base)
 		b = appendStringField(b, "index", a.Index.Base)
 		b = appendIntField(b, "scale", int64(a.Scale))
 		b = appendIntField(b, "offset", a.Offset)
+		b = appendReloc(b, a)
 	case argspec.Symbol:
 		b = appendReg(b, a.Base)
 		b = appendStringField(b, "symbol", a.Symbol)
 		b = appendIntField(b, "offset", a.Offset)
 	}
 	return append(b, '}')
+}
+
+// appendReloc appends symbol, and reloc when it has one, for a memory or
+// sib operand whose displacement holds a symbol; nothing for the others.
+func appendReloc(b []byte, a *argspec.Arg) []byte {
+	if a.Symbol == "" {
+		return b
+	}
+	b = appendStringField(b, "symbol", a.Symbol)
+	if a.Reloc == "" {
+		return b
+	}
+	return appendStringField(b, "reloc", a.Reloc)
 }
 
 // appendReg appends reg and reg_offset for r, or nothing when there is no

@@ -50,13 +50,27 @@ type Arg struct {
 	Signed  bool
 	Float   bool
 	Kind    Kind
-	Base    Reg    // Register, FloatRegister, Memory, SIB; Symbol when rip-relative
-	Index   Reg    // SIB only
-	Scale   int    // SIB only: 1, 2, 4 or 8
-	Offset  int64  // displacement, or the value of a Const
-	Symbol  string // Symbol only
-	Err     error  // non-nil (an *Error) when the operand could not be decoded
+	Base    Reg   // Register, FloatRegister, Memory, SIB; Symbol when rip-relative
+	Index   Reg   // SIB only
+	Scale   int   // SIB only: 1, 2, 4 or 8
+	Offset  int64 // displacement, or the value of a Const
+	// Symbol is the symbol of a Symbol operand. On a Memory or SIB
+	// operand it is part of the displacement: its link-time address, as
+	// in x86 non-PIC code's arr(,%eax,4), which the load bias moves, or,
+	// with Reloc, its distance from the relocation's origin.
+	Symbol string
+	// Reloc is the relocation operator that a Memory or SIB operand's
+	// Symbol is written with. The only one is "GOTOFF", which x86 PIC
+	// code uses for its own data (sym@GOTOFF(%ebx), also written
+	// 8+sym@GOTOFF(%eax,%edx,4)): the base register holds the address of
+	// _GLOBAL_OFFSET_TABLE_, and the displacement is Offset plus
+	// Symbol's distance from it.
+	Reloc string
+	Err   error // non-nil (an *Error) when the operand could not be decoded
 }
+
+// RelocGOTOFF is the Reloc of a GOT-relative symbol, sym@GOTOFF.
+const RelocGOTOFF = "GOTOFF"
 
 // String returns the argument in canonical form, size prefix included, or
 // Raw when the argument could not be decoded.

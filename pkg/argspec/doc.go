@@ -30,6 +30,7 @@
 //
 //	x86-64, i386  $-1  %rax  %xmm0  (%rax)  -4(%rbp)  8(%rax,%rbx,4)  (%rax,%rbx)
 //	              (,%rax,8)  (,%rax,1)  sym(%rip)  sym+8(%rip)  sym-8  16(%rip)
+//	              arr(,%rax,8)  sym+8(%rbx)  g@GOTOFF(%ebx)  12+gs@GOTOFF(%eax,%edx,4)
 //	aarch64       42  x0  w3  d0  [sp]  [x29, -16]  [x1, x2]  [x1, x2, lsl 3]
 //	arm           #42  r0  fp  [r3]  [fp, #-8]  [r1, r2]  [r1, r2, lsl #2]
 //	riscv         42  a0  x10  fa0  0(a0)  -8(s0)
@@ -39,8 +40,15 @@
 //
 // x86 leaves out a zero displacement and a scale of 1, unless there is no
 // base register; a symbol's offset follows the symbol ("8+sym" becomes
-// "sym+8"). An x86 constant is written as a signed 64-bit number:
-// $18446744073709551615 reads as, and is written as, $-1.
+// "sym+8"), except that of a GOT-relative symbol, which precedes it as gcc
+// writes it ("12+gs@GOTOFF"). An x86 constant is written as a signed
+// 64-bit number: $18446744073709551615 reads as, and is written as, $-1.
+//
+// A symbol with a base or index register is part of a memory or SIB
+// operand's displacement (Arg.Symbol): its address in non-PIC code
+// ("arr(,%rax,8)"), or, with @GOTOFF (Arg.Reloc), its distance from
+// _GLOBAL_OFFSET_TABLE_, whose address PIC code keeps in the base
+// register, as gcc -m32 -fpie writes globals.
 //
 // # Machine notes
 //
@@ -58,11 +66,11 @@
 // An operand this package cannot decode gives an Arg with Err set to an
 // *Error, which matches ErrNotSupported; the other arguments of the string
 // are decoded all the same. Among these are x86 segment overrides
-// ("%fs:8"), absolute numeric addresses ("4096"), symbols combined with a
-// base or index register other than %rip ("table(,%rax,8)"), symbolic
-// immediates ("$sym"), x87 and MMX registers; aarch64 extended 32-bit
-// indexes ("[x1, w2, sxtw]") and pre- or post-indexing; relocation
-// operators ("%lo(sym)(a5)", "sym@toc@l(2)"); decimal numbers with a
+// ("%fs:8"), absolute numeric addresses ("4096"), symbolic immediates
+// ("$sym"), x87 and MMX registers; aarch64 extended 32-bit indexes
+// ("[x1, w2, sxtw]") and pre- or post-indexing; relocation operators other
+// than x86's @GOTOFF ("%lo(sym)(a5)", "sym@toc@l(2)", "sym@GOTPCREL(%rip)");
+// decimal numbers with a
 // leading zero, which the assembler would read as octal; sizes other than
 // those above; offsets that do not fit in 64 bits; and every machine not
 // listed above.

@@ -50,3 +50,21 @@ func ExampleArg_String() {
 	// -4@[x29, #-16]           -> -4@[x29, -16]
 	// 8@%r3                    -> 8@3
 }
+
+// Globals of 32-bit x86 PIC code are relative to the GOT, whose address
+// the base register holds; those of non-PIC code are at the symbol.
+func ExampleArg_Reloc() {
+	for _, tok := range []string{"-4@12+gs@GOTOFF(%eax)", "-4@arr@GOTOFF(%eax,%edx,4)", "4@arr(,%edx,4)"} {
+		a, err := argspec.ParseArg(tok, elf.EM_386)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%-28s %-6v base=%-4s index=%-4s symbol=%s offset=%d reloc=%q\n",
+			a.Location(), a.Kind, a.Base.Name, a.Index.Name, a.Symbol, a.Offset, a.Reloc)
+	}
+	// Output:
+	// 12+gs@GOTOFF(%eax)           memory base=eax  index=     symbol=gs offset=12 reloc="GOTOFF"
+	// arr@GOTOFF(%eax,%edx,4)      sib    base=eax  index=edx  symbol=arr offset=0 reloc="GOTOFF"
+	// arr(,%edx,4)                 sib    base=     index=edx  symbol=arr offset=0 reloc=""
+}

@@ -14,6 +14,7 @@ var fuzzMachines = []elf.Machine{
 
 func FuzzParseArgs(f *testing.F) {
 	f.Add("-4@-4(%rbp) 8@%rax 8@$-1 -4@40+CheckpointStats(%rip)", byte(0))
+	f.Add("-4@g@GOTOFF(%eax) -4@12+gs@GOTOFF(%eax) -4@arr@GOTOFF(%eax,%edx,4)", byte(1))
 	f.Add("-4@[sp, 12] 8@x0 -8@[x29, -16] 8@[x1, x2, lsl 3]", byte(2))
 	f.Add("-4@[fp, #-8] 4@r0 4@#5", byte(3))
 	f.Add("8@3 -8@-8(31) 4@i5 8@9,10", byte(6))

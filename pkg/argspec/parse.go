@@ -56,6 +56,8 @@ func appendLocation(b []byte, a *Arg) []byte {
 	return b
 }
 
+func isX86(m elf.Machine) bool { return m == elf.EM_X86_64 || m == elf.EM_386 }
+
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
@@ -170,8 +172,16 @@ func parseArg(a *Arg, tok string) error {
 	if op == "" {
 		return errors.New("missing operand")
 	}
-	if strings.IndexByte(op, '@') >= 0 {
-		return fmt.Errorf("relocation operator in %q not supported", op)
+	if i := strings.IndexByte(op, '@'); i >= 0 {
+		// sym@GOTOFF is the one relocation operator compilers put in
+		// probe operands that can be read from the ELF file: x86 PIC
+		// code's own data, relative to the GOT its base register holds.
+		rest, found := strings.CutPrefix(op[i:], "@"+RelocGOTOFF)
+		if !found || !isX86(a.Machine) || strings.IndexByte(rest, '@') >= 0 {
+			return fmt.Errorf("relocation operator in %q not supported", op)
+		}
+		a.Reloc = RelocGOTOFF
+		op = op[:i] + rest
 	}
 	return parseOperand(a, op)
 }

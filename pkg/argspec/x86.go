@@ -125,6 +125,9 @@ func parseX86(a *Arg, op string, gp, fp regTable) error {
 	}
 
 	open := strings.IndexByte(op, '(')
+	if a.Reloc != "" && open < 0 {
+		return fmt.Errorf("%s operand without a base register", a.Reloc)
+	}
 	if open < 0 {
 		// A bare symbol: absolute addressing, as in i386 non-PIC code.
 		sym, off, err := parseSymOff(op)
@@ -155,20 +158,21 @@ func parseX86(a *Arg, op string, gp, fp regTable) error {
 			return err
 		}
 	}
-	if n == 1 {
+	if a.Reloc != "" {
 		switch {
-		case base.Name == "rip" && sym != "":
+		case sym == "":
+			return fmt.Errorf("%s operand without a symbol", a.Reloc)
+		case base.Name == "rip":
+			return fmt.Errorf("%s operand relative to %%rip", a.Reloc)
+		}
+	}
+	if n == 1 {
+		a.Kind = Memory
+		if base.Name == "rip" && sym != "" {
 			a.Kind = Symbol
-		case sym != "":
-			return fmt.Errorf("symbol with base register %q not supported", op)
-		default:
-			a.Kind = Memory
 		}
 		a.Base, a.Symbol, a.Offset = base, sym, off
 		return nil
-	}
-	if sym != "" {
-		return fmt.Errorf("symbol with index register %q not supported", op)
 	}
 	if base.Name == "rip" {
 		return errors.New("%rip cannot take an index register")
@@ -189,7 +193,10 @@ func parseX86(a *Arg, op string, gp, fp regTable) error {
 			return fmt.Errorf("bad scale %q", parts[2])
 		}
 	}
-	a.Kind, a.Base, a.Index, a.Scale, a.Offset = SIB, base, index, scale, off
+	if a.Reloc != "" && base.Name == "" {
+		return fmt.Errorf("%s operand without a base register", a.Reloc)
+	}
+	a.Kind, a.Base, a.Index, a.Scale, a.Offset, a.Symbol = SIB, base, index, scale, off, sym
 	return nil
 }
 
@@ -208,6 +215,25 @@ func x86AddrReg(gp regTable, s string) (Reg, error) {
 	return r, nil
 }
 
+// appendX86Disp appends the displacement of a memory or sib operand: the
+// offset, or nothing for 0; an absolute symbol before it, "arr+8"; a
+// GOT-relative symbol after it, as gcc writes them, "12+gs@GOTOFF".
+func appendX86Disp(b []byte, a *Arg) []byte {
+	switch {
+	case a.Symbol == "":
+		if a.Offset != 0 {
+			b = appendOffset(b, a.Offset)
+		}
+		return b
+	case a.Reloc == "":
+		return appendSymOff(b, a.Symbol, a.Offset)
+	}
+	if a.Offset != 0 {
+		b = append(appendOffset(b, a.Offset), '+')
+	}
+	return append(append(append(b, a.Symbol...), '@'), a.Reloc...)
+}
+
 // formatX86 writes offsets in decimal, leaves out a zero displacement and
 // a scale of 1 (unless there is no base: "(,%rax,1)"), and puts a symbol's
 // offset after it: "sym+8(%rip)".
@@ -218,14 +244,10 @@ func formatX86(b []byte, a *Arg) []byte {
 	case Register, FloatRegister:
 		return append(append(b, '%'), a.Base.Name...)
 	case Memory:
-		if a.Offset != 0 {
-			b = appendOffset(b, a.Offset)
-		}
+		b = appendX86Disp(b, a)
 		return append(append(append(b, "(%"...), a.Base.Name...), ')')
 	case SIB:
-		if a.Offset != 0 {
-			b = appendOffset(b, a.Offset)
-		}
+		b = appendX86Disp(b, a)
 		b = append(b, '(')
 		if a.Base.Name != "" {
 			b = append(append(b, '%'), a.Base.Name...)

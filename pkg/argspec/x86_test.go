@@ -88,6 +88,13 @@ func TestRegisters386(t *testing.T) {
 func TestParseAMD64(t *testing.T) {
 	r := func(name string) Reg { return amd64Regs()[name] }
 	testParse(t, elf.EM_X86_64, []parseTest{
+		// Non-PIC code's globals, indexed or off a base register.
+		{"8@table(,%rax,8)", Arg{Size: 8, Kind: SIB, Index: r("rax"), Scale: 8, Symbol: "table"}, ""},
+		{"-4@8+table(%rbx,%rax,4)", Arg{Size: 4, Signed: true, Kind: SIB, Base: r("rbx"), Index: r("rax"), Scale: 4, Symbol: "table", Offset: 8}, "-4@table+8(%rbx,%rax,4)"},
+		{"8@sym(%rax)", Arg{Size: 8, Kind: Memory, Base: r("rax"), Symbol: "sym"}, ""},
+		{"8@sym-16(%rax)", Arg{Size: 8, Kind: Memory, Base: r("rax"), Symbol: "sym", Offset: -16}, ""},
+		// x86-64 large-model PIC data: the same operator.
+		{"8@g@GOTOFF(%r15)", Arg{Size: 8, Kind: Memory, Base: r("r15"), Symbol: "g", Reloc: RelocGOTOFF}, ""},
 		// Registers of every width.
 		{"8@%rax", Arg{Size: 8, Kind: Register, Base: r("rax")}, ""},
 		{"-4@%eax", Arg{Size: 4, Signed: true, Kind: Register, Base: r("eax")}, ""},
@@ -190,11 +197,10 @@ func TestParseAMD64(t *testing.T) {
 		{"8@(%rax,%rbx,3)", `bad scale "3"`},
 		{"8@(%rax,%rbx,)", `bad scale ""`},
 		{"8@(%rax,%rbx,4,1)", `bad memory operand "(%rax,%rbx,4,1)"`},
-		{"8@sym(%rax)", `symbol with base register "sym(%rax)" not supported`},
-		{"8@table(,%rax,8)", `symbol with index register "table(,%rax,8)" not supported`},
 		{"8@sym+-4(%rip)", `bad displacement "sym+-4"`},
 		{"8@4+(%rip)", `bad displacement "4+"`},
 		{"8@sym@GOTPCREL(%rip)", `relocation operator in "sym@GOTPCREL(%rip)" not supported`},
+		{"8@sym@GOTOFF(%rip)", `GOTOFF operand relative to %rip`},
 		{"sym@GOTPCREL(%rip)", `bad size "sym"`},
 	})
 }
@@ -217,8 +223,22 @@ func TestParse386(t *testing.T) {
 		{"4@seq_iter.6-4", Arg{Size: 4, Kind: Symbol, Symbol: "seq_iter.6", Offset: -4}, ""},
 		{"4@4+counter", Arg{Size: 4, Kind: Symbol, Symbol: "counter", Offset: 4}, "4@counter+4"},
 		{"8f@%xmm7", Arg{Size: 8, Float: true, Kind: FloatRegister, Base: Reg{"xmm7", "xmm7", -1, 16, 0}}, ""},
+		{"-4@arr(,%edx,4)", Arg{Size: 4, Signed: true, Kind: SIB, Index: r("edx"), Scale: 4, Symbol: "arr"}, ""},
+		// PIC code's own data, as gcc -m32 -fpie writes it.
+		{"-4@g@GOTOFF(%eax)", Arg{Size: 4, Signed: true, Kind: Memory, Base: r("eax"), Symbol: "g", Reloc: RelocGOTOFF}, ""},
+		{"-4@12+gs@GOTOFF(%ebx)", Arg{Size: 4, Signed: true, Kind: Memory, Base: r("ebx"), Symbol: "gs", Offset: 12, Reloc: RelocGOTOFF}, ""},
+		{"4@gs+12@GOTOFF(%ebx)", Arg{Size: 4, Kind: Memory, Base: r("ebx"), Symbol: "gs", Offset: 12, Reloc: RelocGOTOFF}, "4@12+gs@GOTOFF(%ebx)"},
+		{"4@-8+gs@GOTOFF(%ecx)", Arg{Size: 4, Kind: Memory, Base: r("ecx"), Symbol: "gs", Offset: -8, Reloc: RelocGOTOFF}, ""},
+		{"-4@arr@GOTOFF(%eax,%edx,4)", Arg{Size: 4, Signed: true, Kind: SIB, Base: r("eax"), Index: r("edx"), Scale: 4, Symbol: "arr", Reloc: RelocGOTOFF}, ""},
+		{"2@4+t.1@GOTOFF(%esi,%edi)", Arg{Size: 2, Kind: SIB, Base: r("esi"), Index: r("edi"), Scale: 1, Symbol: "t.1", Offset: 4, Reloc: RelocGOTOFF}, ""},
 	})
 	testErrors(t, elf.EM_386, []errorTest{
+		{"4@g@GOTOFF", `GOTOFF operand without a base register`},
+		{"4@g@GOTOFF(,%eax,4)", `GOTOFF operand without a base register`},
+		{"4@12@GOTOFF(%eax)", `GOTOFF operand without a symbol`},
+		{"4@g@GOT(%eax)", `relocation operator in "g@GOT(%eax)" not supported`},
+		{"4@g@GOTOFF@GOTOFF(%eax)", `relocation operator in "g@GOTOFF@GOTOFF(%eax)" not supported`},
+		{"4@g@PLT(%eax)", `relocation operator in "g@PLT(%eax)" not supported`},
 		{"8@%rax", `unknown register "%rax"`},
 		{"1@%sil", `unknown register "%sil"`},
 		{"4@%r8d", `unknown register "%r8d"`},
