@@ -50,6 +50,10 @@ type SpecOptions struct {
 	// Strings are the arguments that point to NUL-terminated strings;
 	// events carry the string as well as the pointer.
 	Strings ArgMask
+	// Lengths maps a string argument to the argument that holds its
+	// length in bytes, for strings that are not NUL-terminated: the JVM
+	// passes its names as a pointer and a length.
+	Lengths map[int]int
 	// Symbols maps symbol names to their link-time addresses, for
 	// arguments relative to a symbol: rip-relative and absolute globals,
 	// and the GOT-relative globals of x86 PIC code, which also need
@@ -119,11 +123,18 @@ func NewSpec(probeID uint32, pc uint64, args []argspec.Arg, opts *SpecOptions) (
 			continue
 		}
 		r, err := newArg(a, pc, opts.Symbols)
+		if err == nil && opts.Strings.Has(i) {
+			r.Flags |= flagString
+			if j, ok := opts.Lengths[i]; ok {
+				if j < 0 || j >= len(args) || j >= MaxArgs || j == i {
+					err = fmt.Errorf("its length is argument %d, which the probe does not have", j)
+				}
+				r.LenArg = uint8(j + 1)
+			}
+		}
 		if err != nil {
 			errs = append(errs, &ArgError{i, a.Raw, err})
 			r = usdtArg{Kind: argNone, Base: -1, Index: -1}
-		} else if opts.Strings.Has(i) {
-			r.Flags |= flagString
 		}
 		s.raw.Args[i] = r
 	}

@@ -3,6 +3,7 @@ package bpf
 import (
 	"debug/elf"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
@@ -148,6 +149,44 @@ func TestSpecStrings(t *testing.T) {
 		s, _ := NewSpec(0, 0, argspec.ParseArgs(tt.args, elf.EM_X86_64), &SpecOptions{Strings: tt.strings})
 		if got := s.Strings(); got != tt.want {
 			t.Errorf("NewSpec(%q, Strings %#x).Strings() = %#x, want %#x", tt.args, tt.strings, got, tt.want)
+		}
+	}
+}
+
+func TestNewSpecLengths(t *testing.T) {
+	setNative(t, elf.EM_X86_64)
+	args := argspec.ParseArgs("8@%rdi -4@%esi 8@%rdx 4@%ecx", elf.EM_X86_64)
+	for _, tt := range []struct {
+		lengths map[int]int
+		want    [4]uint8 // LenArg of each argument
+		bad     []int    // arguments refused
+	}{
+		{map[int]int{0: 1}, [4]uint8{2, 0, 0, 0}, nil},
+		{map[int]int{0: 1, 2: 3}, [4]uint8{2, 0, 4, 0}, nil},
+		// A length after the string is fine: strings are read last.
+		{map[int]int{2: 0}, [4]uint8{0, 0, 1, 0}, nil},
+		{map[int]int{0: 0}, [4]uint8{}, []int{0}},
+		{map[int]int{0: 4}, [4]uint8{}, []int{0}},
+		{map[int]int{0: -1, 2: 1}, [4]uint8{0, 0, 2, 0}, []int{0}},
+		// Only strings have a length.
+		{map[int]int{1: 0}, [4]uint8{}, nil},
+	} {
+		strs := ArgMask(1<<0 | 1<<2)
+		s, errs := NewSpec(0, 0, args, &SpecOptions{Strings: strs, Lengths: tt.lengths})
+		var bad []int
+		for _, err := range errs {
+			var ae *ArgError
+			if errors.As(err, &ae) {
+				bad = append(bad, ae.Index)
+			}
+		}
+		if fmt.Sprint(bad) != fmt.Sprint(tt.bad) {
+			t.Errorf("NewSpec(Lengths %v) refused %v (%v), want %v", tt.lengths, bad, errs, tt.bad)
+		}
+		for i, want := range tt.want {
+			if got := s.raw.Args[i].LenArg; got != want {
+				t.Errorf("NewSpec(Lengths %v) argument %d LenArg = %d, want %d", tt.lengths, i, got, want)
+			}
 		}
 	}
 }

@@ -106,7 +106,8 @@ struct arg {
 	__u8 flags; /* enum arg_flags */
 	__u8 shift; /* right shift of the register (8 for %ah) */
 	__u8 scale; /* multiplier of index */
-	__u8 pad[7];
+	__u8 len_arg; /* string: 1 + the argument holding its length, 0 if NUL-terminated */
+	__u8 pad[6];
 };
 
 struct spec {
@@ -342,9 +343,11 @@ static __always_inline int get_slot(__u64 *mask)
  * read_str reads the string of argument i at addr into e->data at pos,
  * keeping at most str_max bytes and flagging a cut in e->trunc, and
  * returns the bytes it takes there with the NUL: 0 when the string cannot
- * be read. Global, like read_arg.
+ * be read. The string ends at its NUL, or, when n >= 0, is n bytes long,
+ * as runtimes that pass a length with a pointer have it (the JVM). Global,
+ * like read_arg.
  */
-__attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, __u32 i)
+__attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, __u32 i, __s64 n)
 {
 	__u32 cap = str_max;
 	long len;
@@ -353,6 +356,18 @@ __attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, _
 		return 0;
 	if (cap > MAX_STR - 2)
 		cap = MAX_STR - 2;
+	if (n >= 0) {
+		__u64 want = n;
+
+		if (want > cap) {
+			want = cap;
+			e->trunc |= 1 << (i & 15);
+		}
+		if (want > 0 && bpf_probe_read_user(&e->data[pos], want, (void *)addr))
+			return 0;
+		e->data[pos + want] = 0;
+		return want + 1;
+	}
 	/* Read one byte more than kept to tell a cut string. */
 	len = bpf_probe_read_user_str(&e->data[pos], cap + 2, (void *)addr);
 	if (len <= 0 || len > MAX_STR)
@@ -404,7 +419,6 @@ static __always_inline int handle(void *ctx)
 
 	for (int i = 0; i < MAX_ARGS; i++) {
 		struct arg *a = &s->args[i];
-		long len;
 		__u64 v;
 
 		e->args[i] = 0;
@@ -415,9 +429,25 @@ static __always_inline int handle(void *ctx)
 			continue;
 		}
 		e->args[i] = v;
-		if (!(a->flags & ARG_STRING))
+	}
+	/* Strings once every number is known: a length may come after. */
+	for (int i = 0; i < MAX_ARGS; i++) {
+		struct arg *a = &s->args[i];
+		__s64 n = -1;
+		__u32 j;
+		long len;
+
+		if (i >= s->nargs || !(a->flags & ARG_STRING) || (e->failed & (1 << i)))
 			continue;
-		len = read_str(e, pos, v, i);
+		if (a->len_arg) {
+			j = a->len_arg - 1;
+			if (j >= MAX_ARGS || (e->failed & (1 << j)) || (__s64)e->args[j] < 0) {
+				e->failed |= 1 << i;
+				continue;
+			}
+			n = e->args[j];
+		}
+		len = read_str(e, pos, e->args[i], i, n);
 		if (len <= 0 || len > MAX_STR) {
 			e->failed |= 1 << i;
 			continue;

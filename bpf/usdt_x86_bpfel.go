@@ -14,16 +14,17 @@ import (
 )
 
 type usdtArg struct {
-	_     structs.HostLayout
-	Val   uint64
-	Base  int16
-	Index int16
-	Kind  uint8
-	Size  uint8
-	Flags uint8
-	Shift uint8
-	Scale uint8
-	Pad   [7]uint8
+	_      structs.HostLayout
+	Val    uint64
+	Base   int16
+	Index  int16
+	Kind   uint8
+	Size   uint8
+	Flags  uint8
+	Shift  uint8
+	Scale  uint8
+	LenArg uint8
+	Pad    [6]uint8
 }
 
 type usdtEvent struct {

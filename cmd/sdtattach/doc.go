@@ -19,7 +19,10 @@ traced in every process that runs the file or maps it, also processes
 started and libraries loaded with dlopen after sdtattach attached.
 
 TYPES lists one type per argument, separated by commas: str (the argument
-points to a NUL-terminated string, shown as a JSON string), s8, s16, s32,
+points to a NUL-terminated string, shown as a JSON string), strN (a string
+of the length that argument N holds, counting from 0, for runtimes that
+pass a pointer and a length: hotspot:class__loaded(str1,u32,hex,u8) for
+the JVM), s8, s16, s32,
 s64, u8, u16, u32, u64 (the low bytes of the value, as a signed or unsigned
 integer), hex (the value as an unsigned integer of the argument's size, in
 a JSON string such as "0x7f"), or _ (the argument is left out). Arguments

@@ -19,8 +19,8 @@ Attach to USDT probes and write one JSON object per probe hit per line.
 
 PROBE is [usdt:]PATH:PROVIDER:NAME[(TYPES)], or PROVIDER:NAME[(TYPES)]
 with -p. PROVIDER and NAME are globs; PATH may be a bare command or
-library name. TYPES lists per-argument types: str, s8..s64, u8..u64,
-hex, or _ to drop the argument.
+library name. TYPES lists per-argument types: str, strN (a string whose
+length is argument N), s8..s64, u8..u64, hex, or _ to drop the argument.
 
 Flags:
 `

@@ -84,6 +84,12 @@ func plan(probes []*probe, types typeSource, logger *log.Logger) ([]attachment, 
 				}
 				if a.typ.Kind == probespec.String && j < 16 {
 					opts.Strings |= 1 << j
+					if a.typ.Counted {
+						if opts.Lengths == nil {
+							opts.Lengths = make(map[int]int)
+						}
+						opts.Lengths[j] = a.typ.LenArg
+					}
 				}
 				if (args[j].Kind == argspec.Symbol || args[j].Symbol != "") && opts.Symbols == nil && args[j].Err == nil {
 					syms, err := t.symbols()

@@ -13,7 +13,9 @@
 //
 // TYPES, when given, lists one type per probe argument, separated by
 // commas: str (a NUL-terminated string at the address the argument
-// holds), s8, s16, s32, s64, u8, u16, u32, u64, hex (an unsigned integer
+// holds), strN (a string at that address whose length in bytes is argument
+// N, counting from 0, as the JVM passes its names), s8, s16, s32, s64, u8,
+// u16, u32, u64, hex (an unsigned integer
 // of the argument's own size, shown in hexadecimal), or _ to drop the
 // argument. An argument past the end of the list keeps its default: an
 // integer of the size and signedness the note gives.

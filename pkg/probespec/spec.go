@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ const (
 	Default TypeKind = iota // an integer of the note's size and sign
 	Int                     // an integer of Size bytes, Signed or not
 	Hex                     // an unsigned integer of the note's size, in hexadecimal
-	String                  // a NUL-terminated string at the address
+	String                  // a string at the address: NUL-terminated, or of the length in argument LenArg
 	Drop                    // left out of events
 )
 
@@ -35,6 +36,11 @@ type Type struct {
 	Kind   TypeKind
 	Size   int // bytes, for Int
 	Signed bool
+	// Counted marks a String that is not NUL-terminated: its length in
+	// bytes is argument LenArg (from 0), as the JVM passes its names.
+	// Written strN.
+	Counted bool
+	LenArg  int
 }
 
 // String returns the type as written in a specification.
@@ -49,6 +55,9 @@ func (t Type) String() string {
 	case Hex:
 		return "hex"
 	case String:
+		if t.Counted {
+			return fmt.Sprintf("str%d", t.LenArg)
+		}
 		return "str"
 	case Drop:
 		return "_"
@@ -58,9 +67,13 @@ func (t Type) String() string {
 
 var typeNames = map[string]Type{
 	"str": {Kind: String}, "hex": {Kind: Hex}, "_": {Kind: Drop},
-	"s8": {Int, 1, true}, "s16": {Int, 2, true}, "s32": {Int, 4, true}, "s64": {Int, 8, true},
-	"u8": {Int, 1, false}, "u16": {Int, 2, false}, "u32": {Int, 4, false}, "u64": {Int, 8, false},
+	"s8": {Kind: Int, Size: 1, Signed: true}, "s16": {Kind: Int, Size: 2, Signed: true},
+	"s32": {Kind: Int, Size: 4, Signed: true}, "s64": {Kind: Int, Size: 8, Signed: true},
+	"u8": {Kind: Int, Size: 1}, "u16": {Kind: Int, Size: 2}, "u32": {Kind: Int, Size: 4}, "u64": {Kind: Int, Size: 8},
 }
+
+// maxArgs is the most arguments a probe has (sys/sdt.h's STAP_PROBE12).
+const maxArgs = 12
 
 // Parse parses one probe specification. Errors match ErrSyntax and say
 // what was expected.
@@ -113,13 +126,37 @@ func parseTypes(list string) ([]Type, error) {
 		return types, nil
 	}
 	for i, name := range strings.Split(list, ",") {
-		t, ok := typeNames[strings.TrimSpace(name)]
+		name = strings.TrimSpace(name)
+		t, ok := typeNames[name]
 		if !ok {
-			return nil, fmt.Errorf("argument %d: unknown type %q (want str, s8..s64, u8..u64, hex or _)", i, strings.TrimSpace(name))
+			var err error
+			if t, ok, err = countedString(name, i); err != nil {
+				return nil, fmt.Errorf("argument %d: %v", i, err)
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("argument %d: unknown type %q (want str, strN, s8..s64, u8..u64, hex or _)", i, name)
 		}
 		types = append(types, t)
 	}
 	return types, nil
+}
+
+// countedString parses strN, the type of argument i: a string whose
+// length is argument N. ok is false when name is not of that form.
+func countedString(name string, i int) (t Type, ok bool, err error) {
+	digits, found := strings.CutPrefix(name, "str")
+	if !found || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return t, false, nil
+	}
+	n, err := strconv.Atoi(digits)
+	switch {
+	case err != nil || n >= maxArgs || len(digits) > 1 && digits[0] == '0':
+		return t, false, fmt.Errorf("%q: the length of a string is one of arguments 0 to %d", name, maxArgs-1)
+	case n == i:
+		return t, false, fmt.Errorf("%q: a string cannot be its own length", name)
+	}
+	return Type{Kind: String, Counted: true, LenArg: n}, true, nil
 }
 
 func syntaxError(s, msg string) error {

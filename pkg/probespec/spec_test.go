@@ -16,9 +16,12 @@ func TestParse(t *testing.T) {
 		{"/bin/x:p:q", Spec{Path: "/bin/x", Provider: "p", Name: "q"}, "/bin/x:p:q"},
 		{"usdt:/bin/x:p:q", Spec{Path: "/bin/x", Provider: "p", Name: "q"}, "/bin/x:p:q"},
 		{"libc:*:mem*", Spec{Path: "libc", Provider: "*", Name: "mem*"}, "libc:*:mem*"},
-		{"p:q(str,s32,_,hex,u8)", Spec{Provider: "p", Name: "q", Types: []Type{{Kind: String}, {Int, 4, true}, {Kind: Drop}, {Kind: Hex}, {Int, 1, false}}}, "p:q(str,s32,_,hex,u8)"},
-		{"p:q( str , u64 )", Spec{Provider: "p", Name: "q", Types: []Type{{Kind: String}, {Int, 8, false}}}, "p:q(str,u64)"},
+		{"p:q(str,s32,_,hex,u8)", Spec{Provider: "p", Name: "q", Types: []Type{{Kind: String}, {Kind: Int, Size: 4, Signed: true}, {Kind: Drop}, {Kind: Hex}, {Kind: Int, Size: 1}}}, "p:q(str,s32,_,hex,u8)"},
+		{"p:q( str , u64 )", Spec{Provider: "p", Name: "q", Types: []Type{{Kind: String}, {Kind: Int, Size: 8}}}, "p:q(str,u64)"},
 		{"p:q()", Spec{Provider: "p", Name: "q", Types: []Type{}}, "p:q()"},
+		// The JVM's names: a pointer, then the length.
+		{"hotspot:thread__start(str1,_,s64)", Spec{Provider: "hotspot", Name: "thread__start", Types: []Type{{Kind: String, Counted: true, LenArg: 1}, {Kind: Drop}, {Kind: Int, Size: 8, Signed: true}}}, "hotspot:thread__start(str1,_,s64)"},
+		{"p:q(u32,str0,str11)", Spec{Provider: "p", Name: "q", Types: []Type{{Kind: Int, Size: 4}, {Kind: String, Counted: true}, {Kind: String, Counted: true, LenArg: 11}}}, "p:q(u32,str0,str11)"},
 	} {
 		got, err := Parse(tt.in)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
@@ -35,6 +38,7 @@ func TestParseErrors(t *testing.T) {
 	for _, in := range []string{
 		"", "q", "a:b:c:d", "usdt:p:q", ":p:q", "p:", ":q", "p:q(str", "p:q(int)",
 		"p:[x", "usdt:a:b:c:d",
+		"p:q(str0)", "p:q(u8,str1)", "p:q(str12)", "p:q(str01)", "p:q(str-1)", "p:q(strx)", "p:q(str 1)",
 	} {
 		if got, err := Parse(in); err == nil || !errors.Is(err, ErrSyntax) {
 			t.Errorf("Parse(%q) = %+v, %v, want an ErrSyntax error", in, got, err)
