@@ -152,7 +152,7 @@ func (r *ring) free(pos uint64) {
 // wait sleeps until the program wakes the reader, Close is called, or the
 // flush interval passes.
 func (r *ring) wait() error {
-	_, err := unix.EpollWait(r.epfd, r.events[:], int(r.flush.Milliseconds()))
+	_, err := unix.EpollWait(r.epfd, r.events[:], int(max(r.flush.Milliseconds(), 1)))
 	if err != nil && !errors.Is(err, unix.EINTR) {
 		return fmt.Errorf("read ring buffer: epoll_wait: %w", err)
 	}
