@@ -247,29 +247,25 @@ func relocate(r *usdtArg, a *argspec.Arg, syms map[string]uint64) error {
 	if a.Symbol == "" {
 		return nil
 	}
+	sym, ok := syms[a.Symbol]
+	if !ok {
+		return fmt.Errorf("no unique symbol %q", a.Symbol)
+	}
 	switch a.Reloc {
 	case "":
 		// The link-time address, as non-PIC code has it.
-		sym, ok := syms[a.Symbol]
-		if !ok {
-			return fmt.Errorf("no unique symbol %q", a.Symbol)
-		}
 		r.Val += sym
 		r.Flags |= flagBias
-		return nil
 	case argspec.RelocGOTOFF:
-		sym, ok := syms[a.Symbol]
-		if !ok {
-			return fmt.Errorf("no unique symbol %q", a.Symbol)
-		}
 		got, ok := syms[gotSymbol]
 		if !ok {
 			return fmt.Errorf("no %s, which %s counts from", gotSymbol, a.Reloc)
 		}
 		r.Val += sym - got
-		return nil
+	default:
+		return fmt.Errorf("relocation %s not supported", a.Reloc)
 	}
-	return fmt.Errorf("relocation %s not supported", a.Reloc)
+	return nil
 }
 
 // compatRegs are the x86-64 pt_regs offsets of the registers of a 32-bit

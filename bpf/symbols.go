@@ -7,7 +7,7 @@ import (
 
 // Symbols returns the link-time addresses of the symbols defined in the
 // ELF file f, from .symtab and .dynsym, for SpecOptions.Symbols, and of
-// _GLOBAL_OFFSET_TABLE_ from the sections of an x86 file without it. A name
+// _GLOBAL_OFFSET_TABLE_ from .got.plt in an x86 file stripped of it. A name
 // defined at more than one address (static variables of the same name in
 // different files) is left out: an argument naming it cannot be resolved.
 func Symbols(f *elf.File) (map[string]uint64, error) {
@@ -36,15 +36,11 @@ func Symbols(f *elf.File) (map[string]uint64, error) {
 	for name := range dup {
 		delete(m, name)
 	}
-	// A stripped file keeps its sections: on x86 the GOT symbol names
-	// the start of .got.plt, or of .got in a file linked without lazy
-	// binding.
-	if _, ok := m[gotSymbol]; !ok {
-		for _, name := range []string{".got.plt", ".got"} {
-			if s := f.Section(name); s != nil && (f.Machine == elf.EM_386 || f.Machine == elf.EM_X86_64) {
-				m[gotSymbol] = s.Addr
-				break
-			}
+	// A stripped file keeps its sections: on x86, GNU ld and lld put the
+	// GOT symbol at the start of .got.plt.
+	if _, ok := m[gotSymbol]; !ok && (f.Machine == elf.EM_386 || f.Machine == elf.EM_X86_64) {
+		if s := f.Section(".got.plt"); s != nil {
+			m[gotSymbol] = s.Addr
 		}
 	}
 	return m, errors.Join(errs...)
