@@ -29,8 +29,8 @@ var qemuCommands = map[arch]string{"arm64": "qemu-aarch64", "s390x": "qemu-s390x
 //   - aarch64 [x1, x2] (gcc's for an "m" operand): gdb wants a number
 //     after the comma.
 //   - s390x 14(%r1,%r2): gdb's s390 operands have no index register.
-//   - i386 p_q_site1+8 (gcc's for a global, outside a PIE): gdb parses no
-//     symbol in an operand.
+//   - i386 p_q_site1+8 (gcc's for a global, outside a PIE) and
+//     8+sym@GOTOFF(%ebx) (in a PIE): gdb parses no symbol in an operand.
 func gdbRejects(m elf.Machine, a argspec.Arg) bool {
 	switch {
 	case a.Float:
@@ -38,7 +38,7 @@ func gdbRejects(m elf.Machine, a argspec.Arg) bool {
 	case m == elf.EM_AARCH64 || m == elf.EM_S390:
 		return a.Kind == argspec.SIB
 	case m == elf.EM_386:
-		return a.Kind == argspec.Symbol
+		return a.Kind == argspec.Symbol || a.Symbol != ""
 	}
 	return false
 }
@@ -79,15 +79,28 @@ func gdbExpr(m elf.Machine, a argspec.Arg) (string, error) {
 		}
 		return fmt.Sprintf("(%s)$%s", typ, a.Base.Name), nil
 	case argspec.Memory:
-		return fmt.Sprintf("*(%s *)((unsigned long)$%s + %d)", typ, a.Base.Name, a.Offset), nil
+		return fmt.Sprintf("*(%s *)((unsigned long)$%s + %d%s)", typ, a.Base.Name, a.Offset, gdbSymbol(a)), nil
 	case argspec.SIB:
-		return fmt.Sprintf("*(%s *)((unsigned long)$%s + (unsigned long)$%s * %d + %d)", typ, a.Base.Name, a.Index.Name, a.Scale, a.Offset), nil
+		return fmt.Sprintf("*(%s *)((unsigned long)$%s + (unsigned long)$%s * %d + %d%s)", typ, a.Base.Name, a.Index.Name, a.Scale, a.Offset, gdbSymbol(a)), nil
 	case argspec.Symbol:
 		if a.Base.Name == "" {
 			return fmt.Sprintf("*(%s *)((unsigned long)&%s + %d)", typ, a.Symbol, a.Offset), nil
 		}
 	}
 	return "", fmt.Errorf("operand %s: no gdb expression for kind %v", a, a.Kind)
+}
+
+// gdbSymbol returns the part of a memory or sib operand's displacement
+// that its symbol gives, as a gdb term: its address, or its distance from
+// the GOT.
+func gdbSymbol(a argspec.Arg) string {
+	switch {
+	case a.Symbol == "":
+		return ""
+	case a.Reloc == argspec.RelocGOTOFF:
+		return fmt.Sprintf(" + ((unsigned long)&%s - (unsigned long)&_GLOBAL_OFFSET_TABLE_)", a.Symbol)
+	}
+	return fmt.Sprintf(" + (unsigned long)&%s", a.Symbol)
 }
 
 // A gdbStop is what gdb printed at one stop on a probe site.
