@@ -176,7 +176,15 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 		if err != nil {
 			return r, err
 		}
-		if size == 0 || size > a.Base.Size {
+		if a.Index.Name != "" {
+			// An i386 8-byte value: the low half in Base, the high
+			// half in Index.
+			hi, err := regOffset(a.Index)
+			if err != nil {
+				return r, err
+			}
+			r.Index, size = hi, 8
+		} else if size == 0 || size > a.Base.Size {
 			size = a.Base.Size
 		}
 		r.Kind, r.Base, r.Shift = argReg, off, uint8(a.Base.Shift)

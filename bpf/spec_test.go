@@ -56,6 +56,9 @@ func TestNewSpec(t *testing.T) {
 		// A 32-bit x86 task's registers, where x86-64 keeps them.
 		{"-4@%ebx", usdtArg{Kind: argReg, Base: offRBX, Index: -1, Size: 4, Flags: flagSigned}, elf.EM_386},
 		{"1@%ah", usdtArg{Kind: argReg, Base: offRAX, Index: -1, Size: 1, Shift: 8}, elf.EM_386},
+		// An 8-byte value in %edx:%eax, as gcc names it.
+		{"-8@%eax", usdtArg{Kind: argReg, Base: offRAX, Index: offRDX, Size: 8, Flags: flagSigned}, elf.EM_386},
+		{"8@%ecx", usdtArg{Kind: argReg, Base: offRCX, Index: offRBX, Size: 8}, elf.EM_386},
 		{"-4@-12(%ebp)", usdtArg{Kind: argMem, Val: u64(-12), Base: 32, Index: -1, Size: 4, Flags: flagSigned}, elf.EM_386},
 		{"4@arr(,%edx,4)", usdtArg{Kind: argMem, Val: 0x404100, Base: -1, Index: offRDX, Scale: 4, Size: 4, Flags: flagBias}, elf.EM_386},
 		// PIC globals: the GOT's address is in the base register.

@@ -86,7 +86,7 @@ static __unused void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)13
 enum arg_kind {
 	ARG_NONE = 0, /* not decoded: the event marks it as not read */
 	ARG_CONST = 1, /* val */
-	ARG_REG = 2, /* register base, shifted right by shift */
+	ARG_REG = 2, /* register base, shifted right by shift; with an index, its low half, the index the high one */
 	ARG_MEM = 3, /* memory at base + index*scale + val; base, index optional */
 };
 
@@ -258,7 +258,10 @@ __attribute__((noinline)) int read_arg(const struct regs *r, const struct arg *a
 	case ARG_REG:
 		if (a->base < 0)
 			return 0;
-		*v = extend(reg(r, a->base) >> (a->shift & 63), a->size, a->flags & ARG_SIGNED);
+		x = reg(r, a->base) >> (a->shift & 63);
+		if (a->index >= 0)
+			x = (__u32)x | reg(r, a->index) << 32;
+		*v = extend(x, a->size, a->flags & ARG_SIGNED);
 		return 1;
 	case ARG_MEM:
 		addr = a->val + (a->flags & ARG_BIAS ? bias : 0);

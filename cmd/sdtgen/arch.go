@@ -167,7 +167,13 @@ type backend interface {
 	memOperand(base reg, disp int64) string
 	sibOperand(base, index reg, disp int64, scale int) string
 	immOperand(v int64) string
-	symOperand(sym string, off int64) string
+	// symOperand writes the operand of the global sym+off, through base
+	// when the machine's operand has one.
+	symOperand(sym string, off int64, base reg) string
+	// symBase makes base, which held the address of the site's global
+	// area while its arguments were stored there, what symOperand's
+	// operand counts from, just before the nop: the GOT in i386 PIC code.
+	symBase(base reg)
 	// sibScale returns the scale of sib argument i.
 	sibScale(i int) int
 

@@ -138,7 +138,7 @@ func (g *archGen) site(p *probe, mp *manifestProbe, ms *manifestSite, fired elfw
 				loc = b.sibOperand(sr.sibBase, sr.sibIndex, int64(16*(i+1)-sibIndex*scale), scale)
 			case formRIP:
 				g.storeArg(a, mp.Args[i], i, sr.ripBase, int64(8*i))
-				loc = b.symOperand(ripName, int64(8*i))
+				loc = b.symOperand(ripName, int64(8*i), sr.ripBase)
 			case formImm:
 				v := a.value(1, i)
 				ma.Value = &v
@@ -151,6 +151,9 @@ func (g *archGen) site(p *probe, mp *manifestProbe, ms *manifestSite, fired elfw
 	operands := make([]string, len(ms.Argv))
 	for i, ma := range ms.Argv {
 		operands[i] = ma.Operand
+	}
+	if ripName != "" {
+		b.symBase(sr.ripBase)
 	}
 	pc := f.Nop()
 	ms.Args = strings.Join(operands, " ")

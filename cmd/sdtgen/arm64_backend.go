@@ -187,9 +187,11 @@ func (b *arm64Backend) sibOperand(base, index reg, disp int64, scale int) string
 
 func (b *arm64Backend) immOperand(v int64) string { return strconv.FormatInt(v, 10) }
 
-func (b *arm64Backend) symOperand(sym string, off int64) string {
+func (b *arm64Backend) symOperand(sym string, off int64, base reg) string {
 	panic("sdtgen: aarch64 operands name no symbol")
 }
+
+func (b *arm64Backend) symBase(reg) {}
 
 // The C functions follow AAPCS64: the argument and the result in x0, the
 // return address in x30; x19 to x28, x29, sp and the low 8 bytes of v8 to

@@ -150,9 +150,10 @@ another, and the manifest's form says which:
 	       value in a pair, %eax naming it and %edx holding the high
 	       word, as gcc pairs %eax:%edx, %edx:%ecx, %ecx:%ebx, %ebx:%esi,
 	       %esi:%edi), mem -8(%ebp) or 8(%esp), sib 8(%ebx,%ecx,4), imm
-	       $5, rip the bare symbol, absolute: p_q_site1+8. In a PIE or a
-	       shared object rip takes mem (gcc writes
-	       p_q_site1@GOTOFF(%ebx), a relocation), and a float or double
+	       $5, rip the bare symbol, absolute: p_q_site1+8; in a PIE or a
+	       shared object relative to the GOT, whose address the register
+	       holds, as gcc writes PIC code's globals: 8+p_q_site1@GOTOFF(%ebx)
+	       (the file defines _GLOBAL_OFFSET_TABLE_). A float or double
 	       whose turn is reg or float takes mem: gcc keeps
 	       floating-point values in memory on i386.
 

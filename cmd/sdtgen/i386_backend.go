@@ -11,9 +11,17 @@ import (
 // number and the dividend; %ebp keeps the initial stack pointer and is
 // the frame pointer. Floating-point values are computed on the x87 stack
 // through a scratch area 256 bytes above %esp.
-type i386Backend struct{ a *elfwriter.I386 }
+type i386Backend struct {
+	a     *elfwriter.I386
+	f     *elfwriter.File
+	pic   bool            // a PIE or a shared object
+	got   elfwriter.Label // _GLOBAL_OFFSET_TABLE_, once gotOK
+	gotOK bool
+}
 
-func newI386Backend(f *elfwriter.File) backend { return &i386Backend{f.I386()} }
+func newI386Backend(f *elfwriter.File) backend {
+	return &i386Backend{a: f.I386(), f: f, pic: f.Type != elfwriter.Exec}
+}
 
 const i386FloatScratch = 256
 
@@ -88,16 +96,13 @@ func (b *i386Backend) syscall(n sysno) {
 	b.a.Int80()
 }
 
-// form maps rip to mem in a PIE or a shared object, where gcc writes a
-// global as sym@GOTOFF(%ebx), a relocation the note does not resolve; in
-// an executable rip is the bare symbol, absolute. A floating-point argument
-// whose turn is reg or float takes mem: gcc keeps floating-point values
-// on i386 in memory (the x87 registers are a stack no note names).
+// form keeps rip, a global: in an executable the bare symbol, absolute;
+// in a PIE or a shared object relative to the GOT, sym@GOTOFF(%ebx), as
+// gcc writes them. A floating-point argument whose turn is reg or float
+// takes mem: gcc keeps floating-point values on i386 in memory (the x87
+// registers are a stack no note names).
 func (b *i386Backend) form(f form, a argType, typ elfwriter.Type) form {
-	switch {
-	case f == formRIP && typ != elfwriter.Exec:
-		return formMem
-	case a.float && (f == formReg || f == formFloat):
+	if a.float && (f == formReg || f == formFloat) {
 		return formMem
 	}
 	return f
@@ -191,13 +196,35 @@ func (b *i386Backend) sibOperand(base, index reg, disp int64, scale int) string 
 
 func (b *i386Backend) immOperand(v int64) string { return "$" + strconv.FormatInt(v, 10) }
 
-// symOperand writes a bare symbol, absolute, as gcc does for a global in
-// an executable: sym, sym+8.
-func (b *i386Backend) symOperand(sym string, off int64) string {
+// symOperand writes a global as gcc does: in an executable the bare
+// symbol, absolute, sym or sym+8; in PIC code relative to the GOT, whose
+// address symBase leaves in base, sym@GOTOFF(%ebx) or 8+sym@GOTOFF(%ebx).
+func (b *i386Backend) symOperand(sym string, off int64, base reg) string {
+	if b.pic {
+		s := sym + "@GOTOFF(" + er(base).Name() + ")"
+		if off != 0 {
+			s = strconv.FormatInt(off, 10) + "+" + s
+		}
+		return s
+	}
 	if off == 0 {
 		return sym
 	}
 	return sym + "+" + strconv.FormatInt(off, 10)
+}
+
+// symBase loads the address of the GOT into base in PIC code, as the
+// code around a probe that gcc compiles with -fpic has it in %ebx: the
+// _GLOBAL_OFFSET_TABLE_ symbol, which the file defines for readers of its
+// operands to count from.
+func (b *i386Backend) symBase(base reg) {
+	if !b.pic {
+		return
+	}
+	if !b.gotOK {
+		b.got, b.gotOK = b.f.Data("_GLOBAL_OFFSET_TABLE_", make([]byte, 12), 4), true
+	}
+	b.a.Addr(er(base), b.got, 0)
 }
 
 // The C functions follow the i386 System V ABI (cdecl): the argument at

@@ -166,9 +166,11 @@ func (b *s390xBackend) sibOperand(base, index reg, disp int64, scale int) string
 
 func (b *s390xBackend) immOperand(v int64) string { return strconv.FormatInt(v, 10) }
 
-func (b *s390xBackend) symOperand(sym string, off int64) string {
+func (b *s390xBackend) symOperand(sym string, off int64, base reg) string {
 	panic("sdtgen: s390x operands name no symbol")
 }
+
+func (b *s390xBackend) symBase(reg) {}
 
 // The C functions follow the s390x ELF ABI: the argument and the result in
 // %r2, the return address in %r14; %r6 to %r15 are preserved, saved in the

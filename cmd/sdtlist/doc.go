@@ -63,6 +63,9 @@ Each element of argv has:
 	reg               the full register read (rax for %eax), or the base
 	                  register of a memory operand
 	reg_offset        offset of reg in the pt_regs of the file's machine
+	reg_high          the register holding the high half of an 8-byte
+	                  value that an i386 note names by its low register:
+	                  gcc keeps it in a pair (-8@%eax is %edx:%eax)
 	index, scale      index register and scale of a sib operand
 	offset            displacement of a memory, sib or symbol operand
 	value             the value of a const operand

@@ -139,6 +139,9 @@ func appendArg(b []byte, a *argspec.Arg) []byte {
 		b = appendIntField(b, "value", a.Offset)
 	case argspec.Register, argspec.FloatRegister:
 		b = appendReg(b, a.Base)
+		if a.Index.Name != "" {
+			b = appendStringField(b, "reg_high", a.Index.Base)
+		}
 	case argspec.Memory:
 		b = appendReg(b, a.Base)
 		b = appendIntField(b, "offset", a.Offset)

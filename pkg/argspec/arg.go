@@ -51,7 +51,7 @@ type Arg struct {
 	Float   bool
 	Kind    Kind
 	Base    Reg   // Register, FloatRegister, Memory, SIB; Symbol when rip-relative
-	Index   Reg   // SIB only
+	Index   Reg   // SIB; on i386, the high half of an 8-byte Register value (gcc's pair)
 	Scale   int   // SIB only: 1, 2, 4 or 8
 	Offset  int64 // displacement, or the value of a Const
 	// Symbol is the symbol of a Symbol operand. On a Memory or SIB

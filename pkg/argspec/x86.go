@@ -1,6 +1,7 @@
 package argspec
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"strconv"
@@ -63,6 +64,12 @@ func amd64Tables() (gp, fp regTable) {
 	return gp, x86Vector(32)
 }
 
+// i386Pairs gives, for each i386 register that gcc names for an 8-byte
+// value, the register holding the value's high half: gcc keeps such a
+// value in a pair in the order ax, dx, cx, bx, si, di, bp, and the note
+// names only the low one (-8@%eax is %edx:%eax).
+var i386Pairs = map[string]string{"eax": "edx", "edx": "ecx", "ecx": "ebx", "ebx": "esi", "esi": "edi", "edi": "ebp"}
+
 // i386Tables is amd64Tables for the i386 struct pt_regs.
 func i386Tables() (gp, fp regTable) {
 	gp = regTable{}
@@ -115,6 +122,9 @@ func parseX86(a *Arg, op string, gp, fp regTable) error {
 	case '%':
 		if r, ok := gp.lookup(op[1:]); ok {
 			a.Kind, a.Base = Register, r
+			if hi, ok := i386Pairs[r.Name]; ok && a.Machine == elf.EM_386 && a.Size == 8 {
+				a.Index = gp[hi]
+			}
 			return nil
 		}
 		if r, ok := fp.lookup(op[1:]); ok {

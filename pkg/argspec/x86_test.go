@@ -213,7 +213,12 @@ func TestParse386(t *testing.T) {
 		{"1@%al", Arg{Size: 1, Kind: Register, Base: r("al")}, ""},
 		{"1@%ah", Arg{Size: 1, Kind: Register, Base: r("ah")}, ""},
 		{"4@%esi", Arg{Size: 4, Kind: Register, Base: r("esi")}, ""},
-		{"8@%edx", Arg{Size: 8, Kind: Register, Base: r("edx")}, ""},
+		// An 8-byte value in a pair: the note names the low register.
+		{"8@%edx", Arg{Size: 8, Kind: Register, Base: r("edx"), Index: r("ecx")}, ""},
+		{"-8@%eax", Arg{Size: 8, Signed: true, Kind: Register, Base: r("eax"), Index: r("edx")}, ""},
+		{"-8@%edi", Arg{Size: 8, Signed: true, Kind: Register, Base: r("edi"), Index: r("ebp")}, ""},
+		{"4@%eax", Arg{Size: 4, Kind: Register, Base: r("eax")}, ""},
+		{"8@%ax", Arg{Size: 8, Kind: Register, Base: r("ax")}, ""},
 		{"-4@-12(%ebp)", Arg{Size: 4, Signed: true, Kind: Memory, Base: r("ebp"), Offset: -12}, ""},
 		{"4@(%esp)", Arg{Size: 4, Kind: Memory, Base: r("esp")}, ""},
 		{"4@8(%ebx,%esi,4)", Arg{Size: 4, Kind: SIB, Base: r("ebx"), Index: r("esi"), Scale: 4, Offset: 8}, ""},
