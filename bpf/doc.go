@@ -11,7 +11,9 @@
 // NewSpec translates arguments parsed by package argspec into a Spec:
 //
 //	register      -4@%ebx, 1@%ah  value of the register, cut to the size
-//	                              (shifted for %ah) and sign-extended
+//	                              (shifted for %ah) and sign-extended;
+//	              -8@%eax (i386)  %edx:%eax, the pair gcc names by its
+//	                              low register
 //	memory        8@-8(%rbp)      memory at register + displacement
 //	SIB           8@8(%rbx,%rcx,4), 4@(,%rcx,8)
 //	                              memory at base + index*scale + disp.
