@@ -12,15 +12,19 @@ import (
 // the frame pointer. Floating-point values are computed on the x87 stack
 // through a scratch area 256 bytes above %esp.
 type i386Backend struct {
-	a     *elfwriter.I386
-	f     *elfwriter.File
-	pic   bool            // a PIE or a shared object
-	got   elfwriter.Label // _GLOBAL_OFFSET_TABLE_, once gotOK
-	gotOK bool
+	a   *elfwriter.I386
+	pic bool            // a PIE or a shared object
+	got elfwriter.Label // _GLOBAL_OFFSET_TABLE_, in PIC code
 }
 
+// newI386Backend defines _GLOBAL_OFFSET_TABLE_ in PIC code, as every
+// such file has it: operands of globals count from it.
 func newI386Backend(f *elfwriter.File) backend {
-	return &i386Backend{a: f.I386(), f: f, pic: f.Type != elfwriter.Exec}
+	b := &i386Backend{a: f.I386(), pic: f.Type != elfwriter.Exec}
+	if b.pic {
+		b.got = f.Data("_GLOBAL_OFFSET_TABLE_", make([]byte, 12), 4)
+	}
+	return b
 }
 
 const i386FloatScratch = 256
@@ -214,17 +218,11 @@ func (b *i386Backend) symOperand(sym string, off int64, base reg) string {
 }
 
 // symBase loads the address of the GOT into base in PIC code, as the
-// code around a probe that gcc compiles with -fpic has it in %ebx: the
-// _GLOBAL_OFFSET_TABLE_ symbol, which the file defines for readers of its
-// operands to count from.
+// code around a probe that gcc compiles with -fpic has it in %ebx.
 func (b *i386Backend) symBase(base reg) {
-	if !b.pic {
-		return
+	if b.pic {
+		b.a.Addr(er(base), b.got, 0)
 	}
-	if !b.gotOK {
-		b.got, b.gotOK = b.f.Data("_GLOBAL_OFFSET_TABLE_", make([]byte, 12), 4), true
-	}
-	b.a.Addr(er(base), b.got, 0)
 }
 
 // The C functions follow the i386 System V ABI (cdecl): the argument at
