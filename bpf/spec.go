@@ -276,20 +276,15 @@ func relocate(r *usdtArg, a *argspec.Arg, syms map[string]uint64) error {
 	return nil
 }
 
-// compatRegs are the x86-64 pt_regs offsets of the registers of a 32-bit
-// x86 task: the kernel saves them, zero-extended, in the 64-bit layout.
-var compatRegs = map[string]int16{
-	"eax": 80, "ebx": 40, "ecx": 88, "edx": 96,
-	"esi": 104, "edi": 112, "ebp": 32, "esp": 152,
-}
-
-// compatRegOffset is regOffset for an i386 register read on x86-64.
+// compatRegOffset is regOffset for an i386 register read on x86-64: the
+// kernel keeps a 32-bit task's registers, zero-extended, in the 64-bit
+// pt_regs, where their x86-64 namesakes are (%eax in rax).
 func compatRegOffset(reg argspec.Reg) (int16, error) {
-	off, ok := compatRegs[reg.Base]
-	if !ok {
+	a, err := argspec.ParseArg("%"+reg.Base, elf.EM_X86_64)
+	if err != nil || a.Kind != argspec.Register {
 		return -1, fmt.Errorf("%%%s: %w", reg.Name, errNoReg)
 	}
-	return off, nil
+	return regOffset(a.Base)
 }
 
 func regOffset(reg argspec.Reg) (int16, error) {

@@ -38,7 +38,7 @@ func gdbRejects(m elf.Machine, a argspec.Arg) bool {
 	case m == elf.EM_AARCH64 || m == elf.EM_S390:
 		return a.Kind == argspec.SIB
 	case m == elf.EM_386:
-		return a.Kind == argspec.Symbol || a.Symbol != ""
+		return a.Symbol != ""
 	}
 	return false
 }
