@@ -2,8 +2,6 @@ package bpf
 
 import (
 	"fmt"
-
-	"github.com/cilium/ebpf/link"
 )
 
 // A Site is a probe site to attach to.
@@ -53,56 +51,27 @@ func (p *Program) Attach(path string, sites []Site) error {
 			return fmt.Errorf("attach %s: store spec: %w", path, err)
 		}
 	}
-	ex, err := link.OpenExecutable(path)
-	if err != nil {
-		return fmt.Errorf("attach %s: %w", path, err)
-	}
 	// Known to Read before the first event can arrive. A new slice,
 	// since Read may be looking at the old one.
 	specs := make([]Spec, 0, first+len(sites))
 	specs = append(specs, old...)
-	for _, s := range sites {
+	req := &attachRequest{
+		Path:          path,
+		PID:           p.pid,
+		Multi:         p.multi,
+		First:         first,
+		Offsets:       make([]uint64, len(sites)),
+		RefCtrOffsets: make([]uint64, len(sites)),
+	}
+	for i, s := range sites {
 		specs = append(specs, s.Spec)
+		req.Offsets[i] = s.Offset
+		req.RefCtrOffsets[i] = s.RefCtrOffset
 	}
 	p.specs.Store(&specs)
-	links, err := p.attach(ex, first, sites)
-	if err != nil {
+	if err := p.links.attach(req); err != nil {
 		p.specs.Store(&old)
 		return permission(fmt.Errorf("attach %s: %w", path, err))
 	}
-	p.links = append(p.links, links...)
 	return nil
-}
-
-func (p *Program) attach(ex *link.Executable, first int, sites []Site) ([]link.Link, error) {
-	var links []link.Link
-	if p.multi {
-		o := &link.UprobeMultiOptions{PID: uint32(p.pid)}
-		for i, s := range sites {
-			o.Addresses = append(o.Addresses, s.Offset)
-			o.RefCtrOffsets = append(o.RefCtrOffsets, s.RefCtrOffset)
-			o.Cookies = append(o.Cookies, uint64(first+i))
-		}
-		l, err := ex.UprobeMulti(nil, p.prog, o)
-		if err != nil {
-			return nil, err
-		}
-		return []link.Link{l}, nil
-	}
-	for i, s := range sites {
-		l, err := ex.Uprobe("", p.prog, &link.UprobeOptions{
-			Address:      s.Offset,
-			RefCtrOffset: s.RefCtrOffset,
-			Cookie:       uint64(first + i),
-			PID:          p.pid,
-		})
-		if err != nil {
-			for _, l := range links {
-				l.Close()
-			}
-			return nil, fmt.Errorf("offset %#x: %w", s.Offset, err)
-		}
-		links = append(links, l)
-	}
-	return links, nil
 }

@@ -323,7 +323,8 @@ func TestNoStrings(t *testing.T) {
 	if err := p.Attach(demo, ss); !errors.Is(err, ErrNoStrings) {
 		t.Fatalf("Attach(string site) = %v, want ErrNoStrings", err)
 	}
-	if len(p.links) != 0 || p.spec(0) != nil {
-		t.Errorf("after a refused Attach: %d links, spec(0) = %v, want none", len(p.links), p.spec(0))
+	run(t, demo, "5", "10")
+	if n := p.Pending(); n != 0 || p.spec(0) != nil {
+		t.Errorf("after a refused Attach and 11 hits: %d bytes of events, spec(0) = %v, want none", n, p.spec(0))
 	}
 }

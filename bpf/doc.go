@@ -70,6 +70,20 @@
 // raises it in every process while attached, enabling is-enabled probes,
 // and lowers it on Close. Options.PID restricts tracing to one process.
 //
+// The links are made, held and closed by a keeper: a child process,
+// this same executable run again (the package's init serves it when the
+// environment says so), in a session of its own and named
+// sdtkit-keeper. A SIGKILL of the tracing process during Attach would
+// otherwise leave the traced processes patched for good: the kernel
+// registers the uprobes on behalf of the calling process, a fatal signal
+// pending there makes its writes to the traced process fail, and the
+// rollback of a failed registration, failing the same way, leaves
+// breakpoints and raised semaphores with no uprobe behind them. The
+// keeper is not sent the tracer's signals; when the tracer is gone, it
+// finishes the call in progress, closes the links, which restores every
+// site and semaphore, and exits. Close waits for it. Options.InProcess
+// makes the links in the calling process instead.
+//
 // Loading needs root, or CAP_BPF and CAP_PERFMON (errors match
 // ErrPermission), and Linux 5.15 for BPF cookies and ring buffers
 // (errors match ErrNotSupported).

@@ -11,8 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
-	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/rlimit"
+		"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -52,6 +51,12 @@ type Options struct {
 	// costs less per event; Attach refuses sites that read strings
 	// (SpecOptions.Strings) with an error matching ErrNoStrings.
 	NoStrings bool
+	// InProcess attaches and detaches from this process. By default a
+	// keeper process does it (see Attach), so that no SIGKILL of this
+	// process can leave a traced process patched; InProcess saves
+	// starting it, for programs that cannot run their own executable
+	// again.
+	InProcess bool
 }
 
 // A Program is the loaded BPF program, its maps, and the uprobes
@@ -65,7 +70,7 @@ type Program struct {
 	boot      int64 // Unix time in ns when CLOCK_BOOTTIME was 0
 
 	mu    sync.Mutex // guards prog and links, and serializes Attach
-	links []link.Link
+	links linker
 	// specs are the specs of the attached sites, by site number. Read
 	// looks them up without taking mu, so that Detach, which can take
 	// tens of milliseconds, does not stall it while events still arrive.
@@ -102,6 +107,35 @@ func Load(opts *Options) (*Program, error) {
 	if o.PID < 0 {
 		return nil, fmt.Errorf("bad pid %d", o.PID)
 	}
+	// The keeper starts while the program loads.
+	var kp *keeper
+	if !o.InProcess {
+		var err error
+		if kp, err = startKeeper(); err != nil {
+			return nil, err
+		}
+	}
+	p, err := loadProgram(&o)
+	if err != nil {
+		if kp != nil {
+			kp.close()
+		}
+		return nil, err
+	}
+	if kp == nil {
+		p.links = &localLinks{prog: p.prog}
+		return p, nil
+	}
+	p.links = kp
+	if err := kp.sendProg(p.prog); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// loadProgram loads the program and its maps.
+func loadProgram(o *Options) (*Program, error) {
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
@@ -118,7 +152,7 @@ func Load(opts *Options) (*Program, error) {
 		}
 	}
 
-	spec, err := collectionSpec(&o)
+	spec, err := collectionSpec(o)
 	if err != nil {
 		return nil, err
 	}
@@ -309,12 +343,10 @@ func (p *Program) Detach() error {
 }
 
 func (p *Program) detach() error {
-	var errs []error
-	for _, l := range p.links {
-		errs = append(errs, l.Close())
+	if p.links == nil {
+		return nil
 	}
-	p.links = nil
-	return errors.Join(errs...)
+	return p.links.detach()
 }
 
 // Close detaches the program from every site, which lowers the
@@ -323,7 +355,11 @@ func (p *Program) detach() error {
 func (p *Program) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	errs := []error{p.detach()}
+	var errs []error
+	if p.links != nil {
+		errs = append(errs, p.links.close())
+		p.links = nil
+	}
 	if p.ring != nil {
 		errs = append(errs, p.ring.Close())
 	}

@@ -23,6 +23,7 @@ func Cmds() map[string]script.Cmd {
 		"uprobe":        Uprobe(),
 		"waitfile":      WaitFile(),
 		"waitsites":     WaitSites(),
+		"killduring":    KillDuring(),
 	}
 }
 

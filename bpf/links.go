@@ -1,0 +1,101 @@
+package bpf
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+)
+
+// A linker creates and closes the uprobe links of a Program: in this
+// process (localLinks) or in the keeper process (keeper).
+type linker interface {
+	// attach attaches prog to the sites of one file; on error none of
+	// them is attached.
+	attach(req *attachRequest) error
+	// detach closes every link attached so far.
+	detach() error
+	// close detaches and releases the linker.
+	close() error
+}
+
+// An attachRequest is one Program.Attach: what the links need to know,
+// and nothing of the argument specs.
+type attachRequest struct {
+	Path          string
+	PID           int
+	Multi         bool
+	First         int // the cookie of the first site
+	Offsets       []uint64
+	RefCtrOffsets []uint64
+}
+
+// localLinks holds the links of a Program in this process.
+type localLinks struct {
+	prog  *ebpf.Program
+	links []link.Link
+}
+
+func (l *localLinks) attach(req *attachRequest) error {
+	links, err := attachLinks(l.prog, req)
+	if err != nil {
+		return err
+	}
+	l.links = append(l.links, links...)
+	return nil
+}
+
+func (l *localLinks) detach() error {
+	var errs []error
+	for _, k := range l.links {
+		errs = append(errs, k.Close())
+	}
+	l.links = nil
+	return errors.Join(errs...)
+}
+
+func (l *localLinks) close() error { return l.detach() }
+
+// attachLinks attaches prog to the sites of req: one uprobe_multi link,
+// or one perf-event uprobe per site. On error it closes the links it
+// made.
+func attachLinks(prog *ebpf.Program, req *attachRequest) ([]link.Link, error) {
+	ex, err := link.OpenExecutable(req.Path)
+	if err != nil {
+		return nil, err
+	}
+	if req.Multi {
+		cookies := make([]uint64, len(req.Offsets))
+		for i := range cookies {
+			cookies[i] = uint64(req.First + i)
+		}
+		l, err := ex.UprobeMulti(nil, prog, &link.UprobeMultiOptions{
+			PID:           uint32(req.PID),
+			Addresses:     req.Offsets,
+			RefCtrOffsets: req.RefCtrOffsets,
+			Cookies:       cookies,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return []link.Link{l}, nil
+	}
+	links := make([]link.Link, 0, len(req.Offsets))
+	for i, off := range req.Offsets {
+		l, err := ex.Uprobe("", prog, &link.UprobeOptions{
+			Address:      off,
+			RefCtrOffset: req.RefCtrOffsets[i],
+			Cookie:       uint64(req.First + i),
+			PID:          req.PID,
+		})
+		if err != nil {
+			for _, l := range links {
+				l.Close()
+			}
+			return nil, fmt.Errorf("offset %#x: %w", off, err)
+		}
+		links = append(links, l)
+	}
+	return links, nil
+}
