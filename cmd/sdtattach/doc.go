@@ -113,13 +113,20 @@ at run time: the BPF program reads with page faults disabled, so memory the
 process has not touched yet, or a bad pointer, gives null.
 
 Output is buffered and flushed at least every 100ms, so that a consumer on
-a pipe sees events promptly. On SIGINT or SIGTERM, at the -n count or the -d
+a pipe sees events promptly. On SIGINT, SIGTERM or SIGHUP, at the -n count or the -d
 duration, or when the -p process exits, sdtattach detaches, writes the
 events still in the ring buffer (not past the -n count), prints a summary
 on standard error (the number of events written and lost, the probe hits
 that made no event for another reason than a full ring buffer if there
 were any, and the events of each probe) and exits 0. Hits while the probes
 are being detached are written like any other.
+
+The uprobes are made, held and removed by a child process named
+sdtkit-keeper, which no signal of sdtattach's reaches: whenever sdtattach
+ends, SIGKILL included and at any point of attaching, the keeper finishes
+what it was doing, removes the uprobes, and exits, so that every probe
+site is its original instruction again and every semaphore its previous
+value.
 
 Every operand form that compilers give probe arguments is read:
 registers, memory, base+index*scale, constants, and globals, whether

@@ -36,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	logger := log.New(stderr, "sdtattach: ", 0)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// With SIGPIPE caught, a write to a closed pipe fails with EPIPE
 	// instead of killing the process, so that it still detaches cleanly.
