@@ -11,7 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
-		"github.com/cilium/ebpf/rlimit"
+	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,11 +23,16 @@ const (
 	DefaultFlushInterval = 100 * time.Millisecond
 )
 
+// MaxRingSize is the largest Options.RingSize: the ring buffer is
+// allocated whole, in memory that cannot be swapped out.
+const MaxRingSize = 1 << 30
+
 // Options configure a Program. The zero value gives the defaults.
 type Options struct {
 	// RingSize is the size of the ring buffer in bytes, a power of two
 	// and a multiple of the page size (DefaultRingSize if 0). When the
-	// ring is full, events are dropped and counted (see Lost).
+	// ring is full, events are dropped and counted (see Lost). At most
+	// MaxRingSize.
 	RingSize int
 	// MaxSites is the most probe sites that can be attached
 	// (DefaultMaxSites if 0).
@@ -103,6 +108,9 @@ func Load(opts *Options) (*Program, error) {
 	}
 	if o.RingSize < 0 || o.RingSize&(o.RingSize-1) != 0 || o.RingSize%os.Getpagesize() != 0 {
 		return nil, fmt.Errorf("ring size %d not a power of two multiple of the page size", o.RingSize)
+	}
+	if o.RingSize > MaxRingSize {
+		return nil, fmt.Errorf("ring size %d more than %d (1 GiB)", o.RingSize, MaxRingSize)
 	}
 	if o.PID < 0 {
 		return nil, fmt.Errorf("bad pid %d", o.PID)

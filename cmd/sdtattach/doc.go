@@ -64,7 +64,8 @@ killed. Flags may come before or after the probes:
 		254).
 	--bufsize BYTES
 		Size the ring buffer that carries events from the kernel at
-		BYTES, a power of two of at least the page size (default
+		BYTES, a power of two of at least the page size and at
+		most 1073741824, 1 GiB (default
 		4194304, 4 MiB: about 30 ms of a probe firing 2 million times
 		a second, for when sdtattach is kept off the CPU). A probe
 		that fires faster than sdtattach writes fills it; events that

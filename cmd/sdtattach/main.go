@@ -52,7 +52,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.typesFile, "types", "", "argument names and types from the DTrace provider `FILE.d`")
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&c.strlen, "strlen", bpf.DefaultStringSize, "keep at most `N` bytes of a string argument")
-	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size")
+	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string
 	for {
@@ -83,6 +83,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	}
 	if page := os.Getpagesize(); c.bufsize < page || c.bufsize&(c.bufsize-1) != 0 {
 		return usage("--bufsize %d: not a power of two of at least the page size, %d", c.bufsize, page)
+	} else if c.bufsize > bpf.MaxRingSize {
+		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", c.bufsize, bpf.MaxRingSize)
 	}
 	if len(probes) == 0 {
 		fmt.Fprint(stderr, "sdtattach: no PROBE\n")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +41,8 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"--bufsize", "1048576", "x:p:q"}, nil, ""},
 		{[]string{"--bufsize", "5000", "x:p:q"}, cli.ErrUsage, "--bufsize 5000: not a power of two"},
 		{[]string{"--bufsize", "1024", "x:p:q"}, cli.ErrUsage, "--bufsize 1024: not a power of two of at least the page size"},
+		{[]string{"--bufsize", "1099511627776", "x:p:q"}, cli.ErrUsage, "--bufsize 1099511627776: more than the largest ring buffer, 1073741824 (1 GiB)"},
+		{[]string{"--bufsize", "1073741824", "x:p:q"}, nil, ""},
 		{[]string{"x:p:q(int)"}, cli.ErrUsage, `unknown type "int"`},
 		{[]string{"-x", "x:p:q"}, cli.ErrUsage, "flag provided but not defined"},
 	} {
@@ -275,6 +278,29 @@ func TestAttachError(t *testing.T) {
 		}
 		if tt.want == "" && got != tt.err || !strings.HasPrefix(got.Error(), tt.want) {
 			t.Errorf("attachError(%v, %v) with %s = %q, want %q before it", tt.err, tt.semaphores, tt.pmu, got, tt.want)
+		}
+	}
+}
+
+// TestExitedError checks that an error of a -p process that has exited
+// says so, and that other errors pass unchanged.
+func TestExitedError(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("requires true: %v", err)
+	}
+	pid := cmd.Process.Pid
+	cause := errors.New("stat executable: /proc/N/root/x: no such file or directory")
+	for _, tt := range []struct {
+		pid  int
+		want string
+	}{
+		{pid, fmt.Sprintf("process %d exited while attaching", pid)},
+		{os.Getpid(), cause.Error()},
+		{0, cause.Error()},
+	} {
+		if got := exitedError(tt.pid, cause); got.Error() != tt.want {
+			t.Errorf("exitedError(%d, %q) = %q, want %q", tt.pid, cause, got, tt.want)
 		}
 	}
 }

@@ -3,12 +3,23 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
+
+// exitedError returns err, or when the -p process pid has exited since
+// it was found, an error that says so: the files it mapped, reached
+// through /proc/PID/root, are gone with it.
+func exitedError(pid int, err error) error {
+	if pid != 0 && errors.Is(process.Exists(pid), process.ErrNoProcess) {
+		return fmt.Errorf("process %d exited while attaching", pid)
+	}
+	return err
+}
 
 // watchExit returns a channel that is closed when process pid exits, or
 // nil when pid is 0. It stops watching when ctx is done.

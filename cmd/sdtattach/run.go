@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	probes, err := selectProbes(c.specs, find)
 	if err != nil {
-		return err
+		return exitedError(c.pid, err)
 	}
 	atts, sites := plan(probes, types, logger)
 	if len(sites) == 0 {
@@ -85,7 +85,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer prog.Close()
 	for _, a := range atts {
 		if err := prog.Attach(a.target.path, a.sites); err != nil {
-			return attachError(err, hasSemaphores(a.sites))
+			return exitedError(c.pid, attachError(err, hasSemaphores(a.sites)))
 		}
 	}
 	if c.attachOnly {
