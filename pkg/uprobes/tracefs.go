@@ -1,0 +1,93 @@
+package uprobes
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// tracefsDirs are where tracefs is found mounted.
+var tracefsDirs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+
+// errNoTracefs is returned when tracefs is mounted nowhere known: events
+// defined there cannot be seen.
+var errNoTracefs = errors.New("tracefs is not mounted and could not be (needs CAP_SYS_ADMIN)")
+
+// listTracefs adds the uprobe events defined in tracefs. Where it is not
+// mounted, it is mounted for the time of reading on a directory of its
+// own, which needs CAP_SYS_ADMIN.
+func listTracefs(s *Set) error {
+	dirs := tracefsDirs
+	if tmp, err := os.MkdirTemp("", "sdtkit-tracefs"); err == nil {
+		defer os.Remove(tmp)
+		dirs = append(dirs, tmp)
+		defer unix.Unmount(tmp, unix.MNT_DETACH)
+	}
+	for i, dir := range dirs {
+		if i == len(tracefsDirs) {
+			if unix.Mount("nodev", dir, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "") != nil {
+				break
+			}
+		}
+		f, err := os.Open(filepath.Join(dir, "uprobe_events"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			u, ok := parseEvent(sc.Text())
+			if !ok {
+				return fmt.Errorf("%s: unexpected line %q", f.Name(), sc.Text())
+			}
+			identify(&u, u.File)
+			s.add(u)
+		}
+		return sc.Err()
+	}
+	return errNoTracefs
+}
+
+// parseEvent parses a line of uprobe_events:
+//
+//	p:uprobes/p_demo_0x1ef /usr/bin/demo:0x00000000000001ef(0x4022) arg1=%ax
+func parseEvent(line string) (Uprobe, bool) {
+	fields := strings.Fields(line)
+	if len(fields) < 2 {
+		return Uprobe{}, false
+	}
+	kind, name, ok := strings.Cut(fields[0], ":")
+	if !ok || kind != "p" && kind != "r" {
+		return Uprobe{}, false
+	}
+	loc := fields[1]
+	i := strings.LastIndex(loc, ":0x")
+	if i < 0 {
+		return Uprobe{}, false
+	}
+	file, off := loc[:i], loc[i+1:]
+	var ref string
+	if j := strings.IndexByte(off, '('); j >= 0 && strings.HasSuffix(off, ")") {
+		off, ref = off[:j], off[j+1:len(off)-1]
+	}
+	u := Uprobe{Kind: Tracefs, File: file, Holder: name}
+	var err error
+	if u.Offset, err = strconv.ParseUint(off, 0, 64); err != nil {
+		return Uprobe{}, false
+	}
+	if ref != "" {
+		if u.RefCtrOffset, err = strconv.ParseUint(ref, 0, 64); err != nil {
+			return Uprobe{}, false
+		}
+	}
+	return u, true
+}

@@ -1,0 +1,147 @@
+package uprobes
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/process"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+)
+
+const demo = "../stapsdt/testdata/demo"
+
+func TestParseEvent(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want Uprobe
+		ok   bool
+	}{
+		{"p:uprobes/p_demo_0x10a8 /usr/bin/demo:0x00000000000010a8", Uprobe{Kind: Tracefs, File: "/usr/bin/demo", Offset: 0x10a8, Holder: "uprobes/p_demo_0x10a8"}, true},
+		{"r:g/e /a b/c:0x0000000000000010(0x3020) arg1=%ax", Uprobe{}, false},
+		{"p:g/e /lib/x.so:0x0000000000000010(0x3020) arg1=%ax", Uprobe{Kind: Tracefs, File: "/lib/x.so", Offset: 0x10, RefCtrOffset: 0x3020, Holder: "g/e"}, true},
+		{"r:g/e /x:0x20", Uprobe{Kind: Tracefs, File: "/x", Offset: 0x20, Holder: "g/e"}, true},
+		{"p:g/e /x", Uprobe{}, false},
+		{"p:g/e /x:0xzz", Uprobe{}, false},
+		{"p:g/e /x:0x1(0xzz)", Uprobe{}, false},
+		{"", Uprobe{}, false},
+	} {
+		got, ok := parseEvent(tt.line)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("parseEvent(%q) = %+v, %v, want %+v, %v", tt.line, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestTracefs reads a uprobe_events file and identifies the files.
+func TestTracefs(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := "p:uprobes/a " + abs + ":0x00000000000010a8(0x3020)\np:uprobes/b /nonexistent/x:0x0000000000000010\n"
+	if err := os.WriteFile(filepath.Join(dir, "uprobe_events"), []byte(events), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(d []string) { tracefsDirs = d }(tracefsDirs)
+	tracefsDirs = []string{filepath.Join(dir, "none"), dir}
+	var s Set
+	if err := listTracefs(&s); err != nil {
+		t.Fatalf("listTracefs: %v", err)
+	}
+	id := fileID(t, demo)
+	if got := s.Owners(id, 0x10a8); len(got) != 1 || got[0].Holder != "uprobes/a" || got[0].RefCtrOffset != 0x3020 {
+		t.Errorf("Owners(demo, 0x10a8) = %v, want uprobes/a with its reference counter", got)
+	}
+	// A file that cannot be identified owns that offset in every file.
+	if got := s.Owners(id, 0x10); len(got) != 1 || got[0].Known {
+		t.Errorf("Owners(demo, 0x10) = %v, want uprobes/b, of an unknown file", got)
+	}
+	if got := s.Owners(process.FileID{Dev: id.Dev, Inode: id.Inode + 1}, 0x10a8); len(got) != 0 {
+		t.Errorf("Owners(other file, 0x10a8) = %v, want none", got)
+	}
+}
+
+func fileID(t *testing.T, path string) process.FileID {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := st.Sys().(*syscall.Stat_t)
+	return process.FileID{Dev: uint64(sys.Dev), Inode: sys.Ino}
+}
+
+// TestList attaches to the demo's probes both ways the bpf package does,
+// and finds the owners of its sites; after Close, none.
+func TestList(t *testing.T) {
+	if euid := os.Geteuid(); euid != 0 {
+		t.Skipf("requires root (euid %d)", euid)
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("requires amd64 (the demo is x86-64), not %s", runtime.GOARCH)
+	}
+	f, err := stapsdt.Open(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(demo, "0", "10")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	id := fileID(t, demo)
+	for _, tt := range []struct {
+		perSite bool
+		kind    Kind
+	}{
+		{false, UprobeMulti},
+		{true, PerfEvent},
+	} {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			p, err := bpf.Load(&bpf.Options{PerSite: tt.perSite, NoStrings: true, FlushInterval: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			var sites []bpf.Site
+			for i, pr := range f.Probes {
+				spec, _ := bpf.NewSpec(uint32(i), pr.PC, nil, nil)
+				sites = append(sites, bpf.Site{Offset: pr.PCOffset, RefCtrOffset: pr.SemaphoreOffset, Spec: spec})
+			}
+			if err := p.Attach(demo, sites); err != nil {
+				t.Fatal(err)
+			}
+			s := List()
+			for _, e := range s.Unseen {
+				t.Logf("unseen: %v", e)
+			}
+			for _, pr := range f.Probes {
+				owners := s.Owners(id, pr.PCOffset)
+				found := false
+				for _, u := range owners {
+					if u.Kind == tt.kind && u.Known && u.RefCtrOffset == pr.SemaphoreOffset {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("Owners(demo, %#x) = %v, want a %s uprobe with reference counter %#x", pr.PCOffset, owners, tt.kind, pr.SemaphoreOffset)
+				}
+			}
+			p.Close()
+			s = List()
+			for _, pr := range f.Probes {
+				if owners := s.Owners(id, pr.PCOffset); len(owners) != 0 {
+					t.Errorf("after Close: Owners(demo, %#x) = %v, want none", pr.PCOffset, owners)
+				}
+			}
+		})
+	}
+}
