@@ -29,7 +29,7 @@ func (t *siteTable) write(s *event.Site) {
 		if s.SemaphoreValue != nil {
 			r.SemaphoreValue = *s.SemaphoreValue
 		}
-		r.Armed, r.ArmedErr = s.Armed, s.ArmedError != ""
+		r.Armed, r.ArmedErr, r.Orphaned = s.Armed, s.ArmedError != "", s.Orphaned
 	}
 	for _, a := range s.Argv {
 		if a.Error != "" {

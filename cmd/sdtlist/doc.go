@@ -87,6 +87,14 @@ With -p, each line also has:
 	addr              run-time address of the site in the process
 	armed             whether a tracer has attached: the instruction at
 	                  addr is the kernel's uprobe breakpoint (int3 on x86)
+	orphaned          of an armed site: true when no uprobe owns its
+	                  breakpoint, left behind by a tracer that is gone
+	                  (sdtrepair restores it); false when one does
+	owner             of an armed site that is not orphaned, the uprobe
+	                  owning it: "uprobe_multi link 12", "perf_event pid
+	                  345 (bpftrace) fd 7" or "tracefs GROUP/EVENT"
+	orphaned_error    of an armed site, why its owner could not be looked
+	                  up (listing uprobes needs root)
 	semaphore_addr    run-time address of the semaphore
 	semaphore_value   its current value: the number of tracers that
 	                  enabled the probe
@@ -95,7 +103,8 @@ With -p, each line also has:
 
 Numbers are JSON numbers in decimal. The -t table shows the same sites with
 addresses in hexadecimal and arguments as TYPE@LOCATION (s32@-20(%rbp),
-u64@%rax, ?@RAW for one that cannot be decoded).
+u64@%rax, ?@RAW for one that cannot be decoded); its ARMED column reads
+yes, no, orphan, or ? when the state could not be read.
 
 A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are

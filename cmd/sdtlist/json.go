@@ -106,6 +106,16 @@ func appendLive(b []byte, l *liveState, hasSemaphore bool) []byte {
 	} else {
 		b = appendBoolField(b, "armed", l.armed)
 	}
+	switch {
+	case !l.armed:
+	case l.ownerErr != nil:
+		b = appendStringField(b, "orphaned_error", l.ownerErr.Error())
+	case l.orphaned:
+		b = appendBoolField(b, "orphaned", true)
+	default:
+		b = appendBoolField(b, "orphaned", false)
+		b = appendStringField(b, "owner", l.owner)
+	}
 	if !hasSemaphore {
 		return b
 	}

@@ -70,6 +70,10 @@ type liveState struct {
 	semaphoreErr   error
 	armed          bool
 	armedErr       error
+	// Of an armed site: what owns its breakpoint, or that nothing does.
+	owner    string
+	orphaned bool
+	ownerErr error
 }
 
 // A sink writes sites in one output format.

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"sync"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/uprobes"
 )
 
 // listProcess writes the probes of every object process c.pid maps, with
@@ -79,6 +81,9 @@ func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *
 	} else {
 		l.addr = addr
 		l.armed, l.armedErr = armed(m, file, mem, memErr, p.PCOffset, addr)
+		if l.armed {
+			l.owner, l.orphaned, l.ownerErr = owner(o, p.PCOffset)
+		}
 	}
 	if !p.HasSemaphore() {
 		return l
@@ -109,6 +114,23 @@ func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *
 	// machine of the process.
 	l.semaphoreValue = binary.NativeEndian.Uint16(b[:])
 	return l
+}
+
+// liveUprobes lists the uprobes of the system once, when the first armed
+// site is found.
+var liveUprobes = sync.OnceValue(uprobes.List)
+
+// owner returns what owns the breakpoint at offset off of the object, or
+// reports that nothing does: the site is orphaned.
+func owner(o *process.Object, off uint64) (string, bool, error) {
+	set := liveUprobes()
+	if owners := set.Owners(process.FileID{Dev: o.Dev, Inode: o.Inode}, o.Path, off); len(owners) > 0 {
+		return owners[0].String(), false, nil
+	}
+	if !set.Complete() {
+		return "", false, fmt.Errorf("cannot tell whether a uprobe owns it: %w", errors.Join(set.Unseen...))
+	}
+	return "", true, nil
 }
 
 // armed reports whether a tracer has patched the site: the instruction in

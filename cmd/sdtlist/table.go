@@ -21,7 +21,7 @@ func (t *table) write(s *site) error {
 	if l := s.live; l != nil {
 		r.PID, r.PC, r.Semaphore = l.pid, l.addr, l.semaphoreAddr
 		r.SemaphoreValue, r.SemaphoreErr = uint64(l.semaphoreValue), l.semaphoreErr != nil
-		r.Armed, r.ArmedErr = l.armed, l.armedErr != nil
+		r.Armed, r.ArmedErr, r.Orphaned = l.armed, l.armedErr != nil, l.orphaned
 	}
 	t.argv = argspec.AppendArgs(t.argv[:0], p.Args, s.machine)
 	for _, a := range t.argv {

@@ -19,6 +19,7 @@ type Row struct {
 	SemaphoreValue         uint64
 	SemaphoreErr, ArmedErr bool // could not be read
 	Armed                  bool
+	Orphaned               bool // armed, and no uprobe owns the breakpoint
 	Args                   []Arg
 }
 
@@ -72,6 +73,8 @@ func (t *Table) Write(r *Row) error {
 		switch {
 		case r.ArmedErr:
 			b.WriteString("?\t")
+		case r.Orphaned:
+			b.WriteString("orphan\t")
 		case r.Armed:
 			b.WriteString("yes\t")
 		default:

@@ -19,6 +19,8 @@ type Site struct {
 	Addr                uint64  `json:"addr"`
 	Armed               bool    `json:"armed"`
 	ArmedError          string  `json:"armed_error"`
+	Orphaned            bool    `json:"orphaned"`
+	Owner               string  `json:"owner"`
 	SemaphoreAddr       uint64  `json:"semaphore_addr"`
 	SemaphoreValue      *uint64 `json:"semaphore_value"`
 	SemaphoreValueError string  `json:"semaphore_value_error"`

@@ -34,27 +34,42 @@ const (
 // optimized into a call; such a site does not hold int3, but it differs
 // from the bytes in the file.
 func IsBreakpoint(b []byte, m elf.Machine) bool {
+	return BreakpointSize(b, m) > 0
+}
+
+// BreakpointSize returns the size of the breakpoint at the start of b,
+// as IsBreakpoint tells one, or 0 if b does not start with one.
+func BreakpointSize(b []byte, m elf.Machine) int {
 	le16 := func() uint16 { return binary.LittleEndian.Uint16(b) }
 	le32 := func() uint32 { return binary.LittleEndian.Uint32(b) }
 	be32 := func() uint32 { return binary.BigEndian.Uint32(b) }
+	size := func(ok bool, n int) int {
+		if ok {
+			return n
+		}
+		return 0
+	}
 	switch m {
 	case elf.EM_386, elf.EM_X86_64:
-		return len(b) >= 1 && b[0] == x86Int3
+		return size(len(b) >= 1 && b[0] == x86Int3, 1)
 	case elf.EM_AARCH64:
 		// Instructions are little-endian even on big-endian arm64.
-		return len(b) >= 4 && le32() == arm64BRK
+		return size(len(b) >= 4 && le32() == arm64BRK, 4)
 	case elf.EM_ARM:
-		return len(b) >= 4 && le32()&0x0fffffff == armUDF
+		return size(len(b) >= 4 && le32()&0x0fffffff == armUDF, 4)
 	case elf.EM_RISCV:
-		return len(b) >= 4 && le32() == riscvEbreak || len(b) >= 2 && le16() == riscvCEbreak
+		if len(b) >= 4 && le32() == riscvEbreak {
+			return 4
+		}
+		return size(len(b) >= 2 && le16() == riscvCEbreak, 2)
 	case elf.EM_LOONGARCH:
-		return len(b) >= 4 && le32() == loongBreak
+		return size(len(b) >= 4 && le32() == loongBreak, 4)
 	case elf.EM_S390:
-		return len(b) >= 2 && binary.BigEndian.Uint16(b) == s390Swbp
+		return size(len(b) >= 2 && binary.BigEndian.Uint16(b) == s390Swbp, 2)
 	case elf.EM_PPC, elf.EM_PPC64:
-		return len(b) >= 4 && (be32() == ppcTrap || le32() == ppcTrap)
+		return size(len(b) >= 4 && (be32() == ppcTrap || le32() == ppcTrap), 4)
 	case elf.EM_MIPS:
-		return len(b) >= 4 && (be32() == mipsBreak || le32() == mipsBreak)
+		return size(len(b) >= 4 && (be32() == mipsBreak || le32() == mipsBreak), 4)
 	}
-	return false
+	return 0
 }

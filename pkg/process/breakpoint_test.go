@@ -42,3 +42,24 @@ func TestIsBreakpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestBreakpointSize(t *testing.T) {
+	for _, tt := range []struct {
+		m    elf.Machine
+		b    []byte
+		want int
+	}{
+		{elf.EM_X86_64, []byte{0xcc, 0x48, 0x89}, 1},
+		{elf.EM_X86_64, []byte{0x90}, 0},
+		{elf.EM_AARCH64, []byte{0xa0, 0x00, 0x20, 0xd4}, 4},
+		{elf.EM_RISCV, []byte{0x73, 0x00, 0x10, 0x00}, 4},
+		{elf.EM_RISCV, []byte{0x02, 0x90, 0x00, 0x00}, 2},
+		{elf.EM_S390, []byte{0x00, 0x02}, 2},
+		{elf.EM_PPC64, []byte{0x08, 0x00, 0xe0, 0x7f}, 4},
+		{elf.EM_SPARCV9, []byte{0x91, 0xd0, 0x20, 0x01}, 0},
+	} {
+		if got := BreakpointSize(tt.b, tt.m); got != tt.want {
+			t.Errorf("BreakpointSize(% x, %v) = %d, want %d", tt.b, tt.m, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -63,7 +64,7 @@ func listPerfEvents(s *Set) error {
 			if q.fdType != unix.BPF_FD_TYPE_UPROBE && q.fdType != unix.BPF_FD_TYPE_URETPROBE {
 				continue
 			}
-			u := Uprobe{Kind: PerfEvent, File: q.name, Offset: q.offset, Holder: fmt.Sprintf("pid %d fd %d", pid, n)}
+			u := Uprobe{Kind: PerfEvent, File: q.name, Offset: q.offset, Holder: fmt.Sprintf("pid %d%s fd %d", pid, comm(pid), n)}
 			if filepath.IsAbs(q.name) {
 				// The path as the holder sees it.
 				identify(&u, filepath.Join("/proc", p.Name(), "root", q.name))
@@ -100,4 +101,15 @@ func taskFDQuery(pid, fd int) (fdQuery, error) {
 	}
 	n := min(int(attr.bufLen), len(buf))
 	return fdQuery{fdType: attr.fdType, name: unix.ByteSliceToString(buf[:n]), offset: attr.probeOffset}, nil
+}
+
+// comm returns " (COMM)" for process pid, control bytes escaped, or ""
+// if it cannot be read.
+func comm(pid int) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+	if err != nil {
+		return ""
+	}
+	q := strconv.QuoteToGraphic(strings.TrimSuffix(string(b), "\n"))
+	return " (" + q[1:len(q)-1] + ")"
 }

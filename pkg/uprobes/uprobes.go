@@ -3,6 +3,7 @@ package uprobes
 import (
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -52,17 +53,31 @@ type Set struct {
 // Complete reports whether every owner could be looked at.
 func (s *Set) Complete() bool { return len(s.Unseen) == 0 }
 
-// Owners returns the uprobes that may own the site at offset of the file
-// id: those on that file and offset, and those at that offset whose file
-// is unknown.
-func (s *Set) Owners(id process.FileID, offset uint64) []Uprobe {
+// Owners returns the uprobes that may own the site at offset of a file:
+// those on that file, known by its identity id or by its path, and those
+// at that offset whose file is unknown.
+func (s *Set) Owners(id process.FileID, path string, offset uint64) []Uprobe {
 	var out []Uprobe
 	for _, i := range s.byOffset[offset] {
-		if u := &s.Uprobes[i]; !u.Known || u.ID == id {
+		if u := &s.Uprobes[i]; !u.Known || u.ID == id || samePath(u.File, path) {
 			out = append(out, *u)
 		}
 	}
 	return out
+}
+
+// samePath reports whether a path the kernel reports names path, also
+// through /proc/PID/root.
+func samePath(reported, path string) bool {
+	if reported == path {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(reported, "/proc/"); ok {
+		if _, after, ok := strings.Cut(rest, "/root/"); ok {
+			return "/"+after == path
+		}
+	}
+	return false
 }
 
 func (s *Set) add(u Uprobe) {

@@ -16,6 +16,23 @@ import (
 
 const demo = "../stapsdt/testdata/demo"
 
+func TestSamePath(t *testing.T) {
+	for _, tt := range []struct {
+		reported, path string
+		want           bool
+	}{
+		{"/usr/bin/x", "/usr/bin/x", true},
+		{"/proc/12/root/usr/bin/x", "/usr/bin/x", true},
+		{"/proc/12/root/usr/bin/x", "/usr/bin/y", false},
+		{"/proc/self/exe", "/exe", false},
+		{"/usr/bin/x", "/usr/bin/x (deleted)", false},
+	} {
+		if got := samePath(tt.reported, tt.path); got != tt.want {
+			t.Errorf("samePath(%q, %q) = %v, want %v", tt.reported, tt.path, got, tt.want)
+		}
+	}
+}
+
 func TestParseEvent(t *testing.T) {
 	for _, tt := range []struct {
 		line string
@@ -56,15 +73,19 @@ func TestTracefs(t *testing.T) {
 		t.Fatalf("listTracefs: %v", err)
 	}
 	id := fileID(t, demo)
-	if got := s.Owners(id, 0x10a8); len(got) != 1 || got[0].Holder != "uprobes/a" || got[0].RefCtrOffset != 0x3020 {
+	if got := s.Owners(id, abs, 0x10a8); len(got) != 1 || got[0].Holder != "uprobes/a" || got[0].RefCtrOffset != 0x3020 {
 		t.Errorf("Owners(demo, 0x10a8) = %v, want uprobes/a with its reference counter", got)
 	}
 	// A file that cannot be identified owns that offset in every file.
-	if got := s.Owners(id, 0x10); len(got) != 1 || got[0].Known {
+	if got := s.Owners(id, abs, 0x10); len(got) != 1 || got[0].Known {
 		t.Errorf("Owners(demo, 0x10) = %v, want uprobes/b, of an unknown file", got)
 	}
-	if got := s.Owners(process.FileID{Dev: id.Dev, Inode: id.Inode + 1}, 0x10a8); len(got) != 0 {
+	if got := s.Owners(process.FileID{Dev: id.Dev, Inode: id.Inode + 1}, "/other", 0x10a8); len(got) != 0 {
 		t.Errorf("Owners(other file, 0x10a8) = %v, want none", got)
+	}
+	// Known by its path alone, as another process reaches it.
+	if got := s.Owners(process.FileID{}, abs, 0x10a8); len(got) != 1 {
+		t.Errorf("Owners(unknown id, %s, 0x10a8) = %v, want uprobes/a", abs, got)
 	}
 }
 
@@ -124,7 +145,7 @@ func TestList(t *testing.T) {
 				t.Logf("unseen: %v", e)
 			}
 			for _, pr := range f.Probes {
-				owners := s.Owners(id, pr.PCOffset)
+				owners := s.Owners(id, "", pr.PCOffset)
 				found := false
 				for _, u := range owners {
 					if u.Kind == tt.kind && u.Known && u.RefCtrOffset == pr.SemaphoreOffset {
@@ -138,7 +159,7 @@ func TestList(t *testing.T) {
 			p.Close()
 			s = List()
 			for _, pr := range f.Probes {
-				if owners := s.Owners(id, pr.PCOffset); len(owners) != 0 {
+				if owners := s.Owners(id, "", pr.PCOffset); len(owners) != 0 {
 					t.Errorf("after Close: Owners(demo, %#x) = %v, want none", pr.PCOffset, owners)
 				}
 			}
