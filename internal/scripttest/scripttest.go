@@ -24,6 +24,7 @@ func Cmds() map[string]script.Cmd {
 		"waitfile":      WaitFile(),
 		"waitsites":     WaitSites(),
 		"killduring":    KillDuring(),
+		"poke":          Poke(),
 	}
 }
 

@@ -1,0 +1,58 @@
+/*
+Sdtrepair restores the probe sites of a running process that a tracer
+left patched.
+
+A tracer arms a USDT probe site by having the kernel replace its nop with a
+breakpoint (int3 on x86), which the kernel removes when the tracer
+detaches. A tracer killed while the kernel registers its uprobes (any
+tracer that makes the uprobes in its own process: bpftrace, bcc, libbpf
+programs) can leave breakpoints that no uprobe owns: the kernel's
+rollback cannot write to the process then. Such an orphaned breakpoint
+stays for the life of the process, and the process is killed by SIGTRAP
+the first time it runs it. sdtlist -p shows such a site as orphaned.
+
+Usage:
+
+	sdtrepair [-n] -p PID [PROVIDER:NAME...]
+
+Sdtrepair looks at every probe site of every object the process maps (or
+of the probes PROVIDER:NAME selects, with globs) and, where the site holds
+a breakpoint and no uprobe of the system owns it, writes back the
+instruction the file holds there. It first lists every uprobe the kernel
+holds (BPF uprobe_multi and perf_event links, perf-event descriptors of
+every process, tracefs uprobe events); if any of them cannot be looked at,
+it restores nothing and says why. A site that a tracer takes while it is
+being restored gets its breakpoint back. It needs root.
+
+	-n
+		Report the orphaned sites and write nothing.
+
+Each orphaned site is one JSON object per line on standard output:
+
+	pid        the process
+	file       the object, as the process maps it
+	provider   the probe's provider
+	name       the probe's name
+	addr       run-time address of the site
+	pc_offset  its file offset
+	restored   whether the file's instruction was written back: false
+	           with -n, and when a tracer took the site meanwhile
+	taken_by   in the latter case, the uprobe that took it
+
+Semaphores are not lowered. The kernel raises a probe's semaphore once per
+site it arms; a semaphore above the sites that live uprobes arm is
+reported on standard error, since it may be held by a tracer that raises
+semaphores from user space (bcc, bpftrace without reference counters,
+sdtsema --hold), which leaves nothing the kernel shows. Once sure that no
+such tracer runs, lower it with sdtsema -p PID --dec. A semaphore left
+raised costs the process the is-enabled code of its probes, not its
+correctness.
+
+Sdtattach itself never leaves a process patched: its uprobes are made and
+removed by a keeper process that none of its signals reach.
+
+The exit status is 0 when every orphaned site is restored (or, with -n,
+when none was found), 1 on failure or, with -n, when orphaned sites were
+found, and 2 for usage errors.
+*/
+package main

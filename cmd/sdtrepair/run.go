@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/repair"
+)
+
+// siteLine is the JSON object of one orphaned site; doc.go specifies it.
+type siteLine struct {
+	PID      int    `json:"pid"`
+	File     string `json:"file"`
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
+	Addr     uint64 `json:"addr"`
+	Offset   uint64 `json:"pc_offset"`
+	Restored bool   `json:"restored"`
+	TakenBy  string `json:"taken_by,omitempty"`
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := log.New(stderr, "sdtrepair: ", 0)
+	opts := &repair.Options{DryRun: c.dryRun}
+	if len(c.specs) > 0 {
+		opts.Match = func(provider, name string) bool {
+			for _, s := range c.specs {
+				if s.Match(provider, name) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	rep, err := repair.Process(c.pid, opts)
+	if rep == nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	left := 0
+	for _, s := range rep.Sites {
+		if !s.Restored {
+			left++
+		}
+		if err := enc.Encode(&siteLine{PID: s.PID, File: s.File, Provider: s.Provider, Name: s.Name, Addr: s.Addr, Offset: s.Offset, Restored: s.Restored, TakenBy: s.Taken}); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, e := range rep.Excess {
+		logger.Printf("process %d: %q: semaphore of %q at %#x is %d, %d above the sites live uprobes arm: not lowered, since a tracer that raises semaphores from user space (bcc, sdtsema --hold) leaves nothing to tell it by; once sure none runs, lower it with sdtsema -p %d --dec %s",
+			e.PID, e.File, e.Provider+":"+e.Name, e.Addr, e.Value, int(e.Value)-e.Armed, e.PID, e.Provider+":"+e.Name)
+	}
+	if err != nil {
+		return err
+	}
+	if left > 0 {
+		if c.dryRun {
+			return cli.ErrFailed
+		}
+		return fmt.Errorf("process %d: %d orphaned sites not restored", c.pid, left)
+	}
+	return nil
+}

@@ -1,0 +1,20 @@
+// Package repair restores the probe sites of a process that a tracer
+// left patched: a breakpoint that no uprobe owns any more, left by a
+// tracer killed while the kernel was registering its uprobes (the
+// kernel's rollback cannot write to the process then), is replaced by
+// the instruction the file holds there.
+//
+// A site is restored only when every uprobe of the system could be
+// looked at (package uprobes) and none owns it; otherwise nothing is
+// written and the error says what could not be seen. After writing, the
+// uprobes are listed again, and a site that a tracer took meanwhile gets
+// its breakpoint back, so that the tracer is not silently disarmed.
+//
+// Semaphores are reported, not lowered: the kernel raises a semaphore
+// once per site it arms, so a value above the sites that live uprobes
+// arm may be left behind by a tracer that is gone, or held by a tracer
+// that raises semaphores from user space (bcc, bpftrace without
+// reference counters, sdtsema --hold), which leaves no trace the kernel
+// shows. Process reports such a semaphore as Excess for a person to
+// judge.
+package repair
