@@ -39,20 +39,32 @@ Each orphaned site is one JSON object per line on standard output:
 	           with -n, and when a tracer took the site meanwhile
 	taken_by   in the latter case, the uprobe that took it
 
-Semaphores are not lowered. The kernel raises a probe's semaphore once per
-site it arms; a semaphore above the sites that live uprobes arm is
-reported on standard error, since it may be held by a tracer that raises
-semaphores from user space (bcc, bpftrace without reference counters,
-sdtsema --hold), which leaves nothing the kernel shows. Once sure that no
-such tracer runs, lower it with sdtsema -p PID --dec. A semaphore left
-raised costs the process the is-enabled code of its probes, not its
-correctness.
+sdtsema --hold records each increment it holds in /run/sdtkit/holds. An
+increment whose holder is gone (sdtsema killed with SIGKILL, which cannot
+undo it) is proven to have no holder left and is undone, one line each:
+
+	pid             the process
+	file            the object whose semaphore it is
+	provider, name  the probe
+	semaphore_addr  run-time address of the semaphore
+	holder          the pid of the holder that is gone
+	before, after   the semaphore's value before and after
+	undone          true, or false with -n
+
+Other semaphores are not lowered. The kernel raises a probe's semaphore
+once per site it arms; a semaphore above the sites that live uprobes arm
+and the live holds recorded is reported on standard error, since it may
+be held by a tracer that raises semaphores from user space without a
+record (bcc, bpftrace without reference counters), which leaves nothing
+the kernel shows. Once sure that no such tracer runs, lower it with
+sdtsema -p PID --dec PROVIDER:NAME. A semaphore left raised costs the
+process the is-enabled code of its probes, not its correctness.
 
 Sdtattach itself never leaves a process patched: its uprobes are made and
 removed by a keeper process that none of its signals reach.
 
-The exit status is 0 when every orphaned site is restored (or, with -n,
-when none was found), 1 on failure or, with -n, when orphaned sites were
+The exit status is 0 when every orphaned site and hold is restored (or,
+with -n, when none was found), 1 on failure or, with -n, when some were
 found, and 2 for usage errors.
 */
 package main

@@ -24,6 +24,20 @@ type siteLine struct {
 	TakenBy  string `json:"taken_by,omitempty"`
 }
 
+// holdLine is the JSON object of one increment a gone holder left,
+// undone; doc.go specifies it.
+type holdLine struct {
+	PID           int    `json:"pid"`
+	File          string `json:"file"`
+	Provider      string `json:"provider"`
+	Name          string `json:"name"`
+	SemaphoreAddr uint64 `json:"semaphore_addr"`
+	Holder        int    `json:"holder"`
+	Before        uint16 `json:"before"`
+	After         uint16 `json:"after"`
+	Undone        bool   `json:"undone"`
+}
+
 func run(args []string, stdout, stderr io.Writer) error {
 	c, err := parseArgs(args, stderr)
 	if err != nil {
@@ -57,6 +71,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	for _, u := range rep.Undone {
+		if !u.Done {
+			left++
+		}
+		h := &u.Hold
+		if err := enc.Encode(&holdLine{PID: h.Pid, File: h.File, Provider: h.Provider, Name: h.Name, SemaphoreAddr: h.Addr, Holder: u.Holder, Before: u.Before, After: u.After, Undone: u.Done}); err != nil {
+			return err
+		}
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -71,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if c.dryRun {
 			return cli.ErrFailed
 		}
-		return fmt.Errorf("process %d: %d orphaned sites not restored", c.pid, left)
+		return fmt.Errorf("process %d: %d orphaned sites or holds not restored", c.pid, left)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
+	"github.com/sdtkit/sdtkit/pkg/semaphore"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"github.com/sdtkit/sdtkit/pkg/uprobes"
 )
@@ -37,6 +38,7 @@ type Excess struct {
 	Addr           uint64
 	Value          uint16
 	Armed          int // its sites armed by a uprobe with a reference counter
+	Held           int // increments recorded by live holders
 }
 
 // Options select what Process repairs. The zero value repairs every site.
@@ -47,9 +49,20 @@ type Options struct {
 	Match func(provider, name string) bool
 }
 
+// An Undone is an increment that sdtsema --hold, or another holder
+// recording its holds with semaphore.Holds, left behind when it was
+// killed: no holder of it is left, so it is undone.
+type Undone struct {
+	Holder        int // the pid of the holder, gone
+	Hold          semaphore.Hold
+	Before, After uint16
+	Done          bool // false with Options.DryRun
+}
+
 // A Report is what Process found in one process.
 type Report struct {
 	Sites  []Site
+	Undone []Undone
 	Excess []Excess
 }
 
@@ -82,7 +95,7 @@ func Process(pid int, opts *Options) (*Report, error) {
 	}
 	defer mem.Close()
 	var cands []candidate
-	sems := make(map[uint64]*semaphore)
+	sems := make(map[uint64]*semState)
 	var errs []error
 	for _, obj := range process.Objects(pid, maps) {
 		if err := scan(&obj, mem, o.Match, &cands, sems); err != nil {
@@ -90,6 +103,23 @@ func Process(pid int, opts *Options) (*Report, error) {
 		}
 	}
 	rep := &Report{}
+	holders, err := semaphore.Holders(pid)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("recorded holds: %w", err))
+	}
+	held := make(map[uint64]int) // by live holders
+	for i := range holders {
+		h := &holders[i]
+		if h.Alive {
+			for _, x := range h.Holds {
+				held[x.Addr]++
+			}
+			continue
+		}
+		if err := undo(pid, h, &o, rep, sems); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(cands) == 0 && !anyRaised(sems) {
 		return rep, errors.Join(errs...)
 	}
@@ -125,21 +155,58 @@ func Process(pid int, opts *Options) (*Report, error) {
 	}
 	for _, addr := range sortedKeys(sems) {
 		s := sems[addr]
-		if int(s.value) > s.armed {
-			rep.Excess = append(rep.Excess, Excess{PID: pid, File: s.file, Provider: s.provider, Name: s.name, Addr: addr, Value: s.value, Armed: s.armed})
+		if int(s.value) > s.armed+held[addr] {
+			rep.Excess = append(rep.Excess, Excess{PID: pid, File: s.file, Provider: s.provider, Name: s.name, Addr: addr, Value: s.value, Armed: s.armed, Held: held[addr]})
 		}
 	}
 	return rep, errors.Join(errs...)
 }
 
-// semaphore is one semaphore of the matched probes.
-type semaphore struct {
+// undo undoes the holds a gone holder left on process pid.
+func undo(pid int, h *semaphore.Holder, o *Options, rep *Report, sems map[uint64]*semState) error {
+	var p *semaphore.Process
+	if !o.DryRun {
+		var err error
+		if p, err = semaphore.Open(pid, true); err != nil {
+			return err
+		}
+		defer p.Close()
+	}
+	var errs []error
+	var done []semaphore.Hold
+	for _, x := range h.Holds {
+		if o.Match != nil && !o.Match(x.Provider, x.Name) {
+			continue
+		}
+		u := Undone{Holder: h.Pid, Hold: x}
+		if p != nil {
+			before, after, err := p.Add(x.Semaphore(), -1)
+			if err != nil && !errors.Is(err, semaphore.ErrChanged) {
+				errs = append(errs, fmt.Errorf("undo the hold of process %d on %s:%s: %w", h.Pid, x.Provider, x.Name, err))
+				continue
+			}
+			u.Before, u.After, u.Done = before, after, true
+			done = append(done, x)
+			if s := sems[x.Addr]; s != nil {
+				s.value = after
+			}
+		}
+		rep.Undone = append(rep.Undone, u)
+	}
+	if len(done) > 0 {
+		errs = append(errs, h.Forget(done))
+	}
+	return errors.Join(errs...)
+}
+
+// semState is one semaphore of the matched probes.
+type semState struct {
 	file, provider, name string
 	value                uint16
 	armed                int
 }
 
-func anyRaised(sems map[uint64]*semaphore) bool {
+func anyRaised(sems map[uint64]*semState) bool {
 	for _, s := range sems {
 		if s.value > 0 {
 			return true
@@ -149,7 +216,7 @@ func anyRaised(sems map[uint64]*semaphore) bool {
 }
 
 // scan adds the armed sites of one mapped object, and its semaphores.
-func scan(obj *process.Object, mem *process.Mem, match func(string, string) bool, cands *[]candidate, sems map[uint64]*semaphore) error {
+func scan(obj *process.Object, mem *process.Mem, match func(string, string) bool, cands *[]candidate, sems map[uint64]*semState) error {
 	fd, err := obj.Open()
 	if err != nil {
 		return err
@@ -170,7 +237,7 @@ func scan(obj *process.Object, mem *process.Mem, match func(string, string) bool
 			if addr, ok := obj.WritableAddr(p.SemaphoreOffset); ok {
 				sema = addr
 				if sems[addr] == nil {
-					s := &semaphore{file: obj.Path, provider: p.Provider, name: p.Name}
+					s := &semState{file: obj.Path, provider: p.Provider, name: p.Name}
 					var b [2]byte
 					if _, err := mem.ReadAt(b[:], int64(addr)); err == nil {
 						s.value = binary.NativeEndian.Uint16(b[:])
@@ -246,7 +313,7 @@ func giveBack(mem *process.Mem, sites []Site, cands []candidate) error {
 	return errors.Join(errs...)
 }
 
-func sortedKeys(m map[uint64]*semaphore) []uint64 {
+func sortedKeys(m map[uint64]*semState) []uint64 {
 	keys := make([]uint64, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
