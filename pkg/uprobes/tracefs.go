@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -17,44 +18,67 @@ var tracefsDirs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
 
 // errNoTracefs is returned when tracefs is mounted nowhere known: events
 // defined there cannot be seen.
-var errNoTracefs = errors.New("tracefs is not mounted and could not be (needs CAP_SYS_ADMIN)")
+var errNoTracefs = errors.New("tracefs is not mounted, and could not be mounted to look")
 
 // listTracefs adds the uprobe events defined in tracefs. Where it is not
-// mounted, it is mounted for the time of reading on a directory of its
-// own, which needs CAP_SYS_ADMIN.
+// mounted, it is mounted for the time of reading in a mount namespace of
+// a thread's own, seen by no other process; that needs CAP_SYS_ADMIN.
 func listTracefs(s *Set) error {
-	dirs := tracefsDirs
-	if tmp, err := os.MkdirTemp("", "sdtkit-tracefs"); err == nil {
-		defer os.Remove(tmp)
-		dirs = append(dirs, tmp)
-		defer unix.Unmount(tmp, unix.MNT_DETACH)
-	}
-	for i, dir := range dirs {
-		if i == len(tracefsDirs) {
-			if unix.Mount("nodev", dir, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "") != nil {
-				break
-			}
-		}
-		f, err := os.Open(filepath.Join(dir, "uprobe_events"))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
+	for _, dir := range tracefsDirs {
+		err := readEvents(s, dir)
+		if !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			u, ok := parseEvent(sc.Text())
-			if !ok {
-				return fmt.Errorf("%s: unexpected line %q", f.Name(), sc.Text())
-			}
-			identify(&u, u.File)
-			s.add(u)
-		}
-		return sc.Err()
 	}
-	return errNoTracefs
+	if err := privateTracefs(s); err != nil {
+		return fmt.Errorf("%w: %w", errNoTracefs, err)
+	}
+	return nil
+}
+
+// privateTracefs mounts tracefs in a new mount namespace of one thread
+// and reads the events there.
+func privateTracefs(s *Set) error {
+	errc := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread, in a namespace of its own, ends
+		// with the goroutine.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+			errc <- err
+			return
+		}
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			errc <- err
+			return
+		}
+		dir := tracefsDirs[0]
+		if err := unix.Mount("nodev", dir, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, ""); err != nil {
+			errc <- err
+			return
+		}
+		errc <- readEvents(s, dir)
+	}()
+	return <-errc
+}
+
+// readEvents adds the events of dir/uprobe_events.
+func readEvents(s *Set, dir string) error {
+	f, err := os.Open(filepath.Join(dir, "uprobe_events"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		u, ok := parseEvent(sc.Text())
+		if !ok {
+			return fmt.Errorf("%s: unexpected line %q", f.Name(), sc.Text())
+		}
+		identify(&u, u.File)
+		s.add(u)
+	}
+	return sc.Err()
 }
 
 // parseEvent parses a line of uprobe_events:

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -164,5 +165,30 @@ func TestList(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPrivateTracefs reads tracefs where it is not mounted: it is
+// mounted for one thread alone, and no mount is left behind.
+func TestPrivateTracefs(t *testing.T) {
+	if euid := os.Geteuid(); euid != 0 {
+		t.Skipf("requires root (euid %d)", euid)
+	}
+	dir := t.TempDir()
+	defer func(d []string) { tracefsDirs = d }(tracefsDirs)
+	tracefsDirs = []string{dir}
+	var s Set
+	if err := listTracefs(&s); err != nil {
+		t.Fatalf("listTracefs with tracefs at no known place: %v", err)
+	}
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(info), dir) {
+		t.Errorf("%s is still mounted in this process's namespace", dir)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%s holds %d entries after reading, want none", dir, len(ents))
 	}
 }
