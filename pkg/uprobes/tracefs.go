@@ -41,25 +41,40 @@ func listTracefs(s *Set) error {
 func privateTracefs(s *Set) error {
 	errc := make(chan error, 1)
 	go func() {
-		// Never unlocked: the thread, in a namespace of its own, ends
-		// with the goroutine.
 		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-			errc <- err
+		if unix.Gettid() == unix.Getpid() {
+			// The main thread's namespace is the process's, as
+			// /proc/PID shows it: work on another thread, which
+			// this locked goroutine keeps off the main one.
+			done := make(chan error)
+			go func() {
+				runtime.LockOSThread()
+				done <- mountAndRead(s)
+			}()
+			errc <- <-done
+			runtime.UnlockOSThread()
 			return
 		}
-		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-			errc <- err
-			return
-		}
-		dir := tracefsDirs[0]
-		if err := unix.Mount("nodev", dir, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, ""); err != nil {
-			errc <- err
-			return
-		}
-		errc <- readEvents(s, dir)
+		errc <- mountAndRead(s)
 	}()
 	return <-errc
+}
+
+// mountAndRead mounts tracefs in a mount namespace of the calling thread's
+// own, which must be locked and is not unlocked: the thread ends with its
+// goroutine.
+func mountAndRead(s *Set) error {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return err
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return err
+	}
+	dir := tracefsDirs[0]
+	if err := unix.Mount("nodev", dir, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, ""); err != nil {
+		return err
+	}
+	return readEvents(s, dir)
 }
 
 // readEvents adds the events of dir/uprobe_events.
