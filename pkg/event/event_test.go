@@ -110,6 +110,8 @@ func TestValue(t *testing.T) {
 		{Value{Kind: String, Str: "a b"}, `"a b"`, 0, false},
 		{Value{Kind: String, Str: ""}, `""`, 0, false},
 		{Value{Kind: String, Str: "héllo"}, "héllo", 0, false},
+		{Value{Kind: String, Str: "é b"}, `"é b"`, 0, false},
+		{Value{Kind: String, Str: "\x1b[2J\u009b\u2028"}, `"\x1b[2J\u009b\u2028"`, 0, false},
 		{Value{}, "?", 0, false},
 		{Value{Kind: Number, Str: "2.5"}, "2.5", 0, false},
 	} {
