@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
@@ -158,7 +159,7 @@ func (a *latencyAgg) writeSlowest(w io.Writer) error {
 		if withTime {
 			r = append(r, string(a.clock.appendTime(nil, p.ts)))
 		}
-		r = append(r, strconv.FormatInt(p.pid, 10), strconv.FormatInt(p.tid, 10), p.comm)
+		r = append(r, strconv.FormatInt(p.pid, 10), strconv.FormatInt(p.tid, 10), termtext.String(p.comm))
 		if withKey {
 			r = append(r, p.key)
 		}

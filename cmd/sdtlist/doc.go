@@ -95,7 +95,12 @@ With -p, each line also has:
 
 Numbers are JSON numbers in decimal. The -t table shows the same sites with
 addresses in hexadecimal and arguments as TYPE@LOCATION (s32@-20(%rbp),
-u64@%rax, ?@RAW for one that cannot be decoded).
+u64@%rax, ?@RAW for one that cannot be decoded). A file, provider, name or
+argument that is empty or holds blanks, quotes, backslashes, control
+bytes, invalid UTF-8 or other unprintable characters is quoted as in Go,
+with those as escapes ("\x1b[31mp"), so that what a file names its probes
+cannot drive the terminal; NDJSON gives the strings as they are, escaped
+as JSON requires.
 
 A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are
