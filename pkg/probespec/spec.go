@@ -131,11 +131,11 @@ func parseTypes(list string) ([]Type, error) {
 		if !ok {
 			var err error
 			if t, ok, err = countedString(name, i); err != nil {
-				return nil, fmt.Errorf("argument %d: %v", i, err)
+				return nil, fmt.Errorf("arg%d: %v", i, err)
 			}
 		}
 		if !ok {
-			return nil, fmt.Errorf("argument %d: unknown type %q (want str, strN, s8..s64, u8..u64, hex or _)", i, name)
+			return nil, fmt.Errorf("arg%d: unknown type %q (want str, strN, s8..s64, u8..u64, hex or _)", i, name)
 		}
 		types = append(types, t)
 	}
@@ -152,7 +152,7 @@ func countedString(name string, i int) (t Type, ok bool, err error) {
 	n, err := strconv.Atoi(digits)
 	switch {
 	case err != nil || n >= maxArgs || len(digits) > 1 && digits[0] == '0':
-		return t, false, fmt.Errorf("%q: the length of a string is one of arguments 0 to %d", name, maxArgs-1)
+		return t, false, fmt.Errorf("%q: the length of a string is one of arg0 to arg%d", name, maxArgs-1)
 	case n == i:
 		return t, false, fmt.Errorf("%q: a string cannot be its own length", name)
 	}
