@@ -25,7 +25,9 @@ PATTERN is a glob (as in path.Match) on PROVIDER:NAME, such as
 'node:http__*' or '*:gc*'; a pattern without ':' is matched against the
 probe name alone. An argument that names an existing file is a FILE, any
 other argument with ':' or a glob character is a PATTERN. When patterns are
-given, only the probes matching one of them are listed.
+given, only the probes matching one of them are listed. A pattern with
+more parts, such as '::' or PATH:PROVIDER:NAME, could match nothing and is
+a usage error.
 
 Each output line describes one probe site (a probe fired from several
 places has one line per place, in note order) with these fields:

@@ -75,6 +75,9 @@ var typeNames = map[string]Type{
 // maxArgs is the most arguments a probe has (sys/sdt.h's STAP_PROBE12).
 const maxArgs = 12
 
+// wantForm says what a specification is, for errors in its form.
+const wantForm = "want [usdt:]PATH:PROVIDER:NAME or PROVIDER:NAME, PROVIDER and NAME globs"
+
 // Parse parses one probe specification. Errors match ErrSyntax and say
 // what was expected.
 func Parse(s string) (Spec, error) {
@@ -101,17 +104,17 @@ func Parse(s string) (Spec, error) {
 	case 3:
 		spec.Path, spec.Provider, spec.Name = parts[0], parts[1], parts[2]
 		if spec.Path == "" {
-			return spec, syntaxError(s, "empty PATH")
+			return spec, syntaxError(s, "empty PATH; "+wantForm)
 		}
 		if spec.Path == "usdt" {
 			return spec, syntaxError(s, "usdt: must be followed by PATH:PROVIDER:NAME")
 		}
 	default:
-		return spec, syntaxError(s, "want [usdt:]PATH:PROVIDER:NAME or PROVIDER:NAME")
+		return spec, syntaxError(s, wantForm)
 	}
 	for _, g := range []struct{ what, glob string }{{"PROVIDER", spec.Provider}, {"NAME", spec.Name}} {
 		if g.glob == "" {
-			return spec, syntaxError(s, "empty "+g.what)
+			return spec, syntaxError(s, "empty "+g.what+"; "+wantForm)
 		}
 		if _, err := path.Match(g.glob, ""); err != nil {
 			return spec, syntaxError(s, fmt.Sprintf("bad glob %q in %s", g.glob, g.what))

@@ -47,6 +47,16 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// Errors in the form of a specification say what the form is.
+func TestParseErrorForm(t *testing.T) {
+	for _, in := range []string{"::", ":::", "a:b:c:d:e", "p:", ":q", "x::q", "q"} {
+		_, err := Parse(in)
+		if want := "want [usdt:]PATH:PROVIDER:NAME or PROVIDER:NAME"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", in, err, want)
+		}
+	}
+}
+
 // Errors name arguments from 0, as args[0] of an event is the first.
 func TestParseErrorArgs(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
