@@ -176,6 +176,8 @@ A line that holds no record is reported on standard error as
 with no newline) and skipped; the other lines are formatted, and the exit
 status is 1. So is it for a FILE that cannot be opened. In the summary
 modes, lost events are reported on standard error. Usage errors exit
-with status 2.
+with status 2: among them a flag given an empty or malformed value
+(--hist "", --interval 0) and a probe pattern no probe could match (an
+empty PROVIDER or NAME, or a second ':').
 */
 package main
