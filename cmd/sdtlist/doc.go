@@ -106,6 +106,9 @@ as JSON requires.
 
 A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are
-still listed, and the exit status is 1. Usage errors exit with status 2.
+still listed, and the exit status is 1. So is it, with -p, for a process
+that does not exist or may not be inspected, and for a zombie, which has
+exited and whose parent has not reaped it: it maps nothing left to list.
+Usage errors exit with status 2.
 */
 package main

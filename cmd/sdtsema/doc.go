@@ -84,7 +84,8 @@ when it is not the one written.
 When a probe has no semaphore, matches nothing, or its semaphore fails the
 checks, sdtsema says so and writes nothing to that process; with -p and no
 action it prints the semaphores it could read. Errors are reported on
-standard error and give exit status 1: no such process, no permission
+standard error and give exit status 1: no such process, a zombie (a
+process that has exited and whose parent has not reaped it), no permission
 (reading maps needs the same user or CAP_SYS_PTRACE; writing memory also
 a Yama ptrace_scope that allows attaching, /proc/sys/kernel/yama/ptrace_scope),
 a process that exits mid-way. Usage errors exit with status 2.
