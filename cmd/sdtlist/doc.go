@@ -90,8 +90,11 @@ With -p, each line also has:
 	armed             whether a tracer has attached: the instruction at
 	                  addr is the kernel's uprobe breakpoint (int3 on x86)
 	semaphore_addr    run-time address of the semaphore
-	semaphore_value   its current value: the number of tracers that
-	                  enabled the probe
+	semaphore_value   its current value, which enables the probe when
+	                  not 0: the kernel adds one for every site at which
+	                  a uprobe with a reference counter is attached (a
+	                  tracer attaching the 10 sites of a probe adds 10),
+	                  and sdtsema --inc adds one
 	armed_error,      why the live state could not be read
 	semaphore_value_error
 

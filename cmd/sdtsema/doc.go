@@ -62,7 +62,9 @@ one probe in one file of one process, with these fields:
 	           file offset translated through the mapping of the file
 	           that holds it (the load bias)
 	offset     file offset of the semaphore, a uprobe's ref_ctr_offset
-	sites      the number of probe sites that share the semaphore
+	sites      the number of probe sites that share the semaphore; a
+	           tracer attaching all of them through the kernel raises
+	           it by that many, one per site
 	before     the value of the semaphore when sdtsema read it
 	after      its value after sdtsema wrote it; equal to before when
 	           printing

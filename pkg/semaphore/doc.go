@@ -4,10 +4,11 @@
 // An is-enabled probe (sys/sdt.h with _SDT_HAS_SEMAPHORES, DTrace's
 // PROVIDER_PROBE_ENABLED() from dtrace -h, folly's FOLLY_SDT_IS_ENABLED)
 // only fires while its semaphore, a 16-bit counter the program keeps in its
-// .probes section, is non-zero. The kernel increments it when a uprobe with
-// a reference counter is attached; tracers that do not go through the
-// kernel (ftrace without ref_ctr_offset, gdb, a custom tracer) use this
-// package instead.
+// .probes section, is non-zero. The kernel increments it for every uprobe
+// with a reference counter that is attached, one per probe site, so that a
+// tracer attaching the 10 sites of a probe raises it by 10; tracers that do
+// not go through the kernel (ftrace without ref_ctr_offset, gdb, a custom
+// tracer) use this package instead.
 //
 // Find locates the semaphores of the probes matching a set of
 // probespec.Spec in a process: it finds the objects in /proc/PID/maps
