@@ -29,7 +29,11 @@ The flags are:
 	--all
 		Act on every running process that maps the file named by the
 		PATH of each PROBE (same device and inode). Processes that exit
-		during the scan are skipped.
+		during the scan are skipped. Processes sdtsema may not inspect
+		(those of other users, unless it runs as root or with
+		CAP_SYS_PTRACE) are counted and reported on standard error;
+		when none it could inspect maps PATH, it says so, with that
+		count, and fails.
 	--inc
 		Increment each semaphore by one.
 	--dec

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"slices"
+	"strconv"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
@@ -20,6 +22,9 @@ type tool struct {
 	out    *bufio.Writer
 	log    *log.Logger
 	failed bool
+	root   bool // whether sdtsema runs as root, for hints
+	// mappers is semaphore.Processes, replaced in tests.
+	mappers func(path string) ([]int, error)
 }
 
 // A target is one process and the semaphores to act on in it.
@@ -33,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t := &tool{c: c, out: bufio.NewWriter(stdout), log: log.New(stderr, "sdtsema: ", 0)}
+	t := &tool{c: c, out: bufio.NewWriter(stdout), log: log.New(stderr, "sdtsema: ", 0), root: os.Geteuid() == 0, mappers: semaphore.Processes}
 	targets, err := t.targets()
 	if err != nil {
 		return err
@@ -98,16 +103,20 @@ func (t *tool) processes() ([]int, [][]probespec.Spec, error) {
 	}
 	bySpec := make(map[int][]probespec.Spec)
 	for _, s := range t.c.specs {
-		pids, err := semaphore.Processes(s.Path)
-		if err != nil {
-			if len(pids) == 0 && !isProcessError(err) {
-				return nil, nil, err
-			}
-			t.log.Print(err) // some processes could not be inspected
+		pids, err := t.mappers(s.Path)
+		var scan *process.ScanError
+		if err != nil && !errors.As(err, &scan) {
+			return nil, nil, err
 		}
-		if len(pids) == 0 {
+		switch {
+		case len(pids) == 0 && scan != nil:
+			t.log.Printf("%s: no process sdtsema could inspect maps it; %s", s.Path, t.uninspected(scan))
+			t.failed = true
+		case len(pids) == 0:
 			t.log.Printf("%s: no running process maps it", s.Path)
 			t.failed = true
+		case scan != nil:
+			t.log.Printf("%s: %s", s.Path, t.uninspected(scan))
 		}
 		for _, pid := range pids {
 			bySpec[pid] = append(bySpec[pid], s)
@@ -123,6 +132,20 @@ func (t *tool) processes() ([]int, [][]probespec.Spec, error) {
 		specs[i] = bySpec[pid]
 	}
 	return pids, specs, nil
+}
+
+// uninspected says how many processes a scan could not inspect, and what
+// would let it when sdtsema does not run as root.
+func (t *tool) uninspected(e *process.ScanError) string {
+	n := "1 process"
+	if e.Denied != 1 {
+		n = strconv.Itoa(e.Denied) + " processes"
+	}
+	msg := "could not inspect " + n + ": permission denied"
+	if !t.root {
+		msg += "; run as root (or with CAP_SYS_PTRACE) to see them all"
+	}
+	return msg
 }
 
 func isProcessError(err error) bool {
