@@ -88,8 +88,14 @@ would be lost. sdtsema reads the value back and reports on standard error
 when it is not the one written.
 
 When a probe has no semaphore, matches nothing, or its semaphore fails the
-checks, sdtsema says so and writes nothing to that process; with -p and no
-action it prints the semaphores it could read. Errors are reported on
+checks or cannot take the change (it is at 65535 for --inc, at 0 for
+--dec), sdtsema says so and writes nothing to that process: it checks
+every semaphore of a process before it writes any. Should a write still
+fail part way, because the process exits or a semaphore changed in the
+meantime so that it no longer takes the change, sdtsema changes back the
+semaphores it wrote in that process, says so on standard error, and
+prints nothing for them. With -p and no action it prints the semaphores
+it could read. Errors are reported on
 standard error and give exit status 1: no such process, a zombie (a
 process that has exited and whose parent has not reaped it), no permission
 (reading maps needs the same user or CAP_SYS_PTRACE; writing memory also

@@ -188,6 +188,9 @@ func (t *tool) show(targets []target) error {
 	return nil
 }
 
+// change increments or decrements the semaphores of each process, all of
+// them or, when one cannot be changed, none: what was written before a
+// failure part way is changed back.
 func (t *tool) change(targets []target) error {
 	delta := 1
 	if t.c.action == dec {
@@ -200,28 +203,47 @@ func (t *tool) change(targets []target) error {
 			t.failed = true
 			continue
 		}
-		for i := range tg.sems {
-			s := &tg.sems[i]
-			before, after, err := p.Add(s, delta)
-			if errors.Is(err, semaphore.ErrChanged) {
-				t.log.Print(err)
-				err = nil
+		changes, err := p.AddAll(tg.sems, delta)
+		p.Close()
+		if err != nil {
+			t.failed = true
+			t.reportChange(tg.pid, err)
+			continue
+		}
+		for _, c := range changes {
+			if c.Changed != nil {
+				t.log.Print(c.Changed)
 			}
-			if err != nil {
-				t.report(err)
-				t.failed = true
-				if errors.Is(err, process.ErrNoProcess) {
-					t.log.Printf("process %d exited", tg.pid)
-					break
-				}
-				continue
-			}
-			if err := t.write(s, before, after); err != nil {
-				p.Close()
+			if err := t.write(c.Semaphore, c.Before, c.After); err != nil {
 				return err
 			}
 		}
-		p.Close()
 	}
 	return nil
+}
+
+// reportChange says why the semaphores of process pid were not changed,
+// and what was changed back.
+func (t *tool) reportChange(pid int, err error) {
+	var ue *semaphore.UndoError
+	switch {
+	case errors.Is(err, process.ErrNoProcess):
+		t.report(err)
+		t.log.Printf("process %d exited", pid)
+	case errors.As(err, &ue):
+		t.report(ue.Err)
+		for _, c := range ue.Undone {
+			s := c.Semaphore
+			t.log.Printf("process %d: changed back %s:%s in %s at %#x: %d -> %d", pid, s.Provider, s.Name, s.File, s.Addr, c.Before, c.After)
+		}
+		for _, err := range ue.Failed {
+			t.log.Printf("process %d: could not change back %v", pid, err)
+		}
+		if len(ue.Failed) == 0 {
+			t.log.Printf("process %d: every change undone", pid)
+		}
+	default:
+		t.report(err)
+		t.log.Printf("process %d: nothing written", pid)
+	}
 }

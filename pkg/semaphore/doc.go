@@ -27,6 +27,10 @@
 // *RefusedError and writes nothing. It never takes a semaphore below 0 or
 // past 65535 (ErrUnderflow, ErrOverflow).
 //
+// Process.AddAll changes several semaphores of a process, all or none: it
+// checks and reads every one before it writes any, and when a write fails
+// part way it changes back those it wrote and says so in an *UndoError.
+//
 // The read and the write are two system calls, so an update the kernel
 // makes in between (a uprobe with ref_ctr_offset being attached or
 // detached at that moment) is lost, and the write undoes it. Add keeps the
