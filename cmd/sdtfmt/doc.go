@@ -75,13 +75,14 @@ event with these columns, as bcc's trace does:
 Integers are written in decimal, strings as they are unless they are
 empty or hold blanks, quotes, backslashes, control bytes, invalid UTF-8 or
 other unprintable characters such as U+2028 (then quoted as in Go, with
-those as escapes: "\x1b[2J"), null as "?". COMM, the provider and the
-name in PROBE, field names and, in the other views, key values are
-written the same way, since a process chooses its own thread name and a
-file its probes' names. Every column but ARGS has a minimum width (TIME 10,
-or 15 for abs; PID and TID 7; COMM 15; PROBE 24) and grows, from the
-next line on, to fit a longer value: lines are written as events arrive,
-never held back to align them. A lost-event record is written in place
+those as escapes: "\x1b[2J"), objects and arrays as written unless they
+hold unprintable characters (then quoted the same way), null as "?".
+COMM, the provider and the name in PROBE, field names and, in the other
+views, key values are written the same way, since a process chooses its
+own thread name and a file its probes' names. Every column but ARGS has a
+minimum width (TIME 10, or 15 for abs; PID and TID 7; COMM 15; PROBE 24)
+and grows, from the next line on, to fit a longer value: lines are
+written as events arrive, never held back to align them. A lost-event record is written in place
 as
 
 	WARNING: lost N events

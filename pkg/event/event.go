@@ -102,7 +102,8 @@ func parseHex(s string) (uint64, bool) {
 // AppendText appends the value as people read it: integers in decimal,
 // other numbers as written, strings bare unless they are empty or hold
 // blanks, quotes, backslashes, control bytes, invalid UTF-8 or other
-// unprintable characters (then Go-quoted), "?" for null.
+// unprintable characters (then Go-quoted), objects and arrays as written
+// unless they hold unprintable characters (then Go-quoted), "?" for null.
 func (v Value) AppendText(b []byte) []byte {
 	switch v.Kind {
 	case Uint:
@@ -111,8 +112,11 @@ func (v Value) AppendText(b []byte) []byte {
 		return strconv.AppendInt(b, v.Int, 10)
 	case String:
 		return termtext.Append(b, v.Str)
-	case Number, JSON:
+	case Number:
 		return append(b, v.Str...)
+	case JSON:
+		// JSON may hold U+2028, C1 controls and invalid UTF-8 raw.
+		return termtext.AppendPrintable(b, v.Str)
 	}
 	return append(b, '?')
 }
