@@ -132,7 +132,7 @@ func decodeEvent(b []byte, raw *usdtEvent, spec func(site uint32) *Spec, boot in
 		case raw.Strs&bit != 0:
 			j := bytes.IndexByte(data, 0)
 			if j < 0 {
-				return fmt.Errorf("%w: string of argument %d not terminated", errShortEvent, i+1)
+				return fmt.Errorf("%w: string of arg%d not terminated", errShortEvent, i)
 			}
 			v.Kind, v.Str, v.Truncated = String, string(data[:j]), raw.Trunc&bit != 0
 			data = data[j+1:]

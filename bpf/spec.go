@@ -94,7 +94,7 @@ type ArgError struct {
 }
 
 func (e *ArgError) Error() string {
-	return fmt.Sprintf("argument %d %q: %v", e.Index+1, e.Arg, e.Err)
+	return fmt.Sprintf("arg%d %q: %v", e.Index, e.Arg, e.Err)
 }
 
 func (e *ArgError) Unwrap() error { return e.Err }
@@ -127,7 +127,7 @@ func NewSpec(probeID uint32, pc uint64, args []argspec.Arg, opts *SpecOptions) (
 			r.Flags |= flagString
 			if j, ok := opts.Lengths[i]; ok {
 				if j < 0 || j >= len(args) || j >= MaxArgs || j == i {
-					err = fmt.Errorf("its length is argument %d, which the probe does not have", j)
+					err = fmt.Errorf("its length is arg%d, which the probe does not have", j)
 				}
 				r.LenArg = uint8(j + 1)
 			}

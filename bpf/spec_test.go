@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
@@ -109,6 +110,8 @@ func TestNewSpecErrors(t *testing.T) {
 			var ae *ArgError
 			if !errors.As(errs[j], &ae) || ae.Index != i || ae.Arg != args[i].Raw {
 				t.Errorf("NewSpec(%q) error %d = %v, want an *ArgError for argument %d", tt.args, j, errs[j], i)
+			} else if want := fmt.Sprintf("arg%d %q: ", i, args[i].Raw); !strings.HasPrefix(ae.Error(), want) {
+				t.Errorf("NewSpec(%q) error %d = %q, want it to start with %q, as the TYPES spec counts", tt.args, j, ae.Error(), want)
 			}
 			if i < MaxArgs && s.raw.Args[i] != none {
 				t.Errorf("NewSpec(%q) argument %d = %+v, want %+v", tt.args, i, s.raw.Args[i], none)

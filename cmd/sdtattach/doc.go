@@ -112,6 +112,8 @@ symbol that the file does not define once) is shown as null in every event,
 and reported once on standard error. So is an argument that cannot be read
 at run time: the BPF program reads with page faults disabled, so memory the
 process has not touched yet, or a bad pointer, gives null.
+Messages name arguments argN, counting from 0 as TYPES and args do: arg0
+is the first.
 
 Output is buffered and flushed at least every 100ms, so that a consumer on
 a pipe sees events promptly. On SIGINT, SIGTERM or SIGHUP, at the -n count or the -d

@@ -141,6 +141,10 @@ func TestOutputEvent(t *testing.T) {
 	if n := strings.Count(stderr.String(), "could not be read"); n != 1 {
 		t.Errorf("stderr reports the unreadable argument %d times, want once:\n%s", n, stderr.String())
 	}
+	// Arguments count from 0 in messages, as in TYPES and args[].
+	if !strings.Contains(stderr.String(), ": arg0 ") {
+		t.Errorf("stderr does not name the unreadable argument arg0:\n%s", stderr.String())
+	}
 	if p.events != 3 || o.events != 3 {
 		t.Errorf("counts = %d, %d, want 3", p.events, o.events)
 	}

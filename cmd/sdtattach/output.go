@@ -79,8 +79,8 @@ func (o *output) event(ev *bpf.Event) error {
 		v := &ev.Args[i]
 		if v.Kind == bpf.NotRead && !s.noted.Has(i) {
 			s.noted |= 1 << i
-			o.logger.Printf("%s: %v: argument %d %q could not be read (pid %d); shown as null",
-				s.probe.target.name, s.probe, i+1, a.raw, ev.PID)
+			o.logger.Printf("%s: %v: arg%d %q could not be read (pid %d); shown as null",
+				s.probe.target.name, s.probe, i, a.raw, ev.PID)
 		}
 		if v.Kind == bpf.String && v.Truncated {
 			o.trunc = append(o.trunc, len(o.vals))

@@ -44,9 +44,9 @@ func (a *countAgg) report(w io.Writer) error {
 	for _, g := range gs {
 		n := strconv.FormatUint(a.counts[g], 10)
 		if a.by != nil {
-			t.row(g.provider+":"+g.name, g.by, n)
+			t.row(probeText(g.provider, g.name), g.by, n)
 		} else {
-			t.row(g.provider+":"+g.name, n)
+			t.row(probeText(g.provider, g.name), n)
 		}
 	}
 	clear(a.counts)

@@ -73,11 +73,16 @@ event with these columns, as bcc's trace does:
 	       fields as NAME=VALUE, or the -f template's text
 
 Integers are written in decimal, strings as they are unless they are
-empty or hold blanks, quotes or unprintable characters (then quoted as in
-Go), null as "?". Every column but ARGS has a minimum width (TIME 10,
-or 15 for abs; PID and TID 7; COMM 15; PROBE 24) and grows, from the
-next line on, to fit a longer value: lines are written as events arrive,
-never held back to align them. A lost-event record is written in place
+empty or hold blanks, quotes, backslashes, control bytes, invalid UTF-8 or
+other unprintable characters such as U+2028 (then quoted as in Go, with
+those as escapes: "\x1b[2J"), objects and arrays as written unless they
+hold unprintable characters (then quoted the same way), null as "?".
+COMM, the provider and the name in PROBE, field names and, in the other
+views, key values are written the same way, since a process chooses its
+own thread name and a file its probes' names. Every column but ARGS has a
+minimum width (TIME 10, or 15 for abs; PID and TID 7; COMM 15; PROBE 24)
+and grows, from the next line on, to fit a longer value: lines are
+written as events arrive, never held back to align them. A lost-event record is written in place
 as
 
 	WARNING: lost N events
@@ -94,7 +99,9 @@ argument:
 	%u     the integer as C's unsigned 64-bit: negative values in two's
 	       complement
 	%x     the same in hexadecimal, without 0x
-	%s     a string as it is, any other value as in ARGS
+	%s     a string as it is, blanks and quotes included, unless it
+	       holds characters that are not printable (then as %q); any
+	       other value as in ARGS
 	%q     the value quoted as a Go string
 	%{name}  the --types field name, as in ARGS
 	%%     a percent sign
@@ -156,7 +163,8 @@ A second START of the same key replaces the first.
 # sdtlist records
 
 Probe sites are shown, after the events, in the aligned table of
-sdtlist -t; see sdtlist's documentation for its columns. When the first
+sdtlist -t; see sdtlist's documentation for its columns and how text is
+quoted in them. When the first
 site has a pid (sdtlist -p), the live table is shown.
 
 # Errors
@@ -169,6 +177,8 @@ A line that holds no record is reported on standard error as
 with no newline) and skipped; the other lines are formatted, and the exit
 status is 1. So is it for a FILE that cannot be opened. In the summary
 modes, lost events are reported on standard error. Usage errors exit
-with status 2.
+with status 2: among them a flag given an empty or malformed value
+(--hist "", --interval 0) and a probe pattern no probe could match (an
+empty PROVIDER or NAME, or a second ':').
 */
 package main

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
@@ -157,7 +158,7 @@ func (p *part) appendValue(b []byte, v event.Value) []byte {
 		}
 	case 's':
 		if v.Kind == event.String {
-			return append(b, v.Str...)
+			return termtext.AppendPrintable(b, v.Str)
 		}
 		return v.AppendText(b)
 	case 'q':

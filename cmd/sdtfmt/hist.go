@@ -164,7 +164,7 @@ func (a *histAgg) report(w io.Writer) error {
 		if i > 0 {
 			io.WriteString(w, "\n")
 		}
-		title := g.provider + ":" + g.name + " " + a.of.String()
+		title := probeText(g.provider, g.name) + " " + a.of.String()
 		if a.by != nil {
 			title += ", " + a.by.String() + " " + g.by
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
@@ -113,11 +114,11 @@ func (k *key) value(e *event.Event) (event.Value, bool) {
 	return e.Field(k.field)
 }
 
-// text returns the key's value in e as text, "?" when missing.
+// text returns the key's value in e as people read it (see
+// event.Value.AppendText), "?" when missing.
 func (k *key) text(e *event.Event) string {
-	switch k.kind {
-	case keyComm:
-		return e.Comm
+	if k.kind == keyComm {
+		return termtext.String(e.Comm)
 	}
 	v, _ := k.value(e)
 	return v.String()

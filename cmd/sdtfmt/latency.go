@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
@@ -29,15 +30,15 @@ func parseLatency(s string) (*latencySpec, error) {
 	var l latencySpec
 	var err error
 	if l.start, err = parseProbe(parts[0]); err != nil {
-		return nil, fmt.Errorf("%s: %w", parts[0], err)
+		return nil, fmt.Errorf("%s: %w", shown(parts[0]), err)
 	}
 	if l.end, err = parseProbe(parts[1]); err != nil {
-		return nil, fmt.Errorf("%s: %w", parts[1], err)
+		return nil, fmt.Errorf("%s: %w", shown(parts[1]), err)
 	}
 	l.key = &key{kind: keyTID}
 	if len(parts) == 3 {
 		if l.key, err = parseKey(parts[2]); err != nil {
-			return nil, fmt.Errorf("%s: %w", parts[2], err)
+			return nil, fmt.Errorf("%s: %w", shown(parts[2]), err)
 		}
 	}
 	return &l, nil
@@ -158,7 +159,7 @@ func (a *latencyAgg) writeSlowest(w io.Writer) error {
 		if withTime {
 			r = append(r, string(a.clock.appendTime(nil, p.ts)))
 		}
-		r = append(r, strconv.FormatInt(p.pid, 10), strconv.FormatInt(p.tid, 10), p.comm)
+		r = append(r, strconv.FormatInt(p.pid, 10), strconv.FormatInt(p.tid, 10), termtext.String(p.comm))
 		if withKey {
 			r = append(r, p.key)
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -73,23 +75,27 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprintf(stderr, "sdtfmt: "+format+"\n", a...)
 		return nil, cli.ErrUsage
 	}
+	// A flag given an empty value is checked like any other value, not
+	// taken for the flag left out.
+	set := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var err error
 	if c.time, err = parseTimeStyle(timeFlag); err != nil {
-		return usage("--time %s: %v", timeFlag, err)
+		return usage("--time %s: %v", shown(timeFlag), err)
 	}
-	if hist != "" {
+	if set["hist"] {
 		if c.hist, err = parseKey(hist); err != nil {
-			return usage("--hist %s: %v", hist, err)
+			return usage("--hist %s: %v", shown(hist), err)
 		}
 	}
-	if by != "" {
+	if set["by"] {
 		if c.by, err = parseKey(by); err != nil {
-			return usage("--by %s: %v", by, err)
+			return usage("--by %s: %v", shown(by), err)
 		}
 	}
-	if latency != "" {
+	if set["latency"] {
 		if c.latency, err = parseLatency(latency); err != nil {
-			return usage("--latency %s: %v", latency, err)
+			return usage("--latency %s: %v", shown(latency), err)
 		}
 	}
 	modes := 0
@@ -107,8 +113,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		c.count = true
 	}
 	switch {
-	case c.interval < 0:
-		return usage("--interval %v: not a duration after 0", c.interval)
+	case set["interval"] && c.interval <= 0:
+		return usage("--interval %v: not a positive duration", c.interval)
 	case c.interval > 0 && !c.aggregate():
 		return usage("--interval needs -c, --hist or --latency")
 	case len(c.templates) > 0 && c.aggregate():
@@ -117,12 +123,27 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
+// shown writes a flag's value for a message, so that an empty one shows.
+func shown(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// errProbe reports a probe pattern that could match no probe.
+var errProbe = errors.New("want PROVIDER:NAME or NAME, each a glob")
+
 // parseProbe splits PROVIDER:NAME; a pattern without ':' matches the name
-// of any provider. Both parts are globs as in path.Match.
+// of any provider. Both parts are globs as in path.Match, and neither may
+// be empty or hold another ':', which no probe would match.
 func parseProbe(s string) (pattern, error) {
 	provider, name, ok := strings.Cut(s, ":")
 	if !ok {
 		provider, name = "*", s
+	}
+	if provider == "" || name == "" || strings.Contains(name, ":") {
+		return pattern{}, errProbe
 	}
 	p := pattern{provider, name}
 	return p, p.valid()

@@ -40,6 +40,18 @@ func TestRunExitKinds(t *testing.T) {
 		{[]string{"--interval", "1s"}, "", cli.ErrUsage, "", "--interval needs"},
 		{[]string{"-c", "-f", "x=%d"}, "", cli.ErrUsage, "", "-f formats the per-event view"},
 		{[]string{"-f", "x=%z"}, "", cli.ErrUsage, "unknown verb", "unknown verb"},
+		// Empty values are rejected, not taken for the flag left out.
+		{[]string{"--hist", ""}, "", cli.ErrUsage, "", `--hist "": want pid, tid, comm, argN or a field name`},
+		{[]string{"-c", "--by", ""}, "", cli.ErrUsage, "", `--by "": want pid`},
+		{[]string{"--latency", ""}, "", cli.ErrUsage, "", `--latency "": want START,END[,KEY]`},
+		{[]string{"--time", ""}, "", cli.ErrUsage, "", `--time "": want abs, rel or none`},
+		{[]string{"-c", "--interval", "0s"}, "", cli.ErrUsage, "", "--interval 0s: not a positive duration"},
+		// Probe patterns that could match no probe.
+		{[]string{"--latency", ",b"}, "", cli.ErrUsage, "", `--latency ,b: "": want PROVIDER:NAME or NAME`},
+		{[]string{"--latency", "a,b,"}, "", cli.ErrUsage, "", `--latency a,b,: "": want pid`},
+		{[]string{"--latency", "p:,b"}, "", cli.ErrUsage, "", "p:: want PROVIDER:NAME or NAME"},
+		{[]string{"-f", "p:q:r=%d"}, "", cli.ErrUsage, "", "p:q:r: want PROVIDER:NAME or NAME"},
+		{[]string{"-f", ":q=%d"}, "", cli.ErrUsage, "", ":q: want PROVIDER:NAME or NAME"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)

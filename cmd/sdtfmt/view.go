@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
@@ -92,10 +93,9 @@ func (v *view) event(e *event.Event) error {
 	start = len(b)
 	b = v.cell(strconv.AppendInt(b, e.TID, 10), start, colTID)
 	start = len(b)
-	b = v.cell(append(b, e.Comm...), start, colComm)
+	b = v.cell(termtext.Append(b, e.Comm), start, colComm)
 	start = len(b)
-	b = append(append(append(b, e.Provider...), ':'), e.Name...)
-	b = v.cell(b, start, colProbe)
+	b = v.cell(appendProbe(b, e.Provider, e.Name), start, colProbe)
 	if t := v.template(e); t != nil {
 		b = t.appendText(b, e)
 	} else {
@@ -143,7 +143,7 @@ func appendArgs(b []byte, e *event.Event) []byte {
 			if i > 0 {
 				b = append(b, ' ')
 			}
-			b = append(append(b, f.Name...), '=')
+			b = append(termtext.Append(b, f.Name), '=')
 			b = f.Value.AppendText(b)
 		}
 		return b
@@ -155,4 +155,14 @@ func appendArgs(b []byte, e *event.Event) []byte {
 		b = a.AppendText(b)
 	}
 	return b
+}
+
+// appendProbe appends PROVIDER:NAME with each part as termtext writes it.
+func appendProbe(b []byte, provider, name string) []byte {
+	return termtext.Append(append(termtext.Append(b, provider), ':'), name)
+}
+
+// probeText returns PROVIDER:NAME as appendProbe writes it.
+func probeText(provider, name string) string {
+	return string(appendProbe(nil, provider, name))
 }

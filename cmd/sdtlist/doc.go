@@ -25,7 +25,9 @@ PATTERN is a glob (as in path.Match) on PROVIDER:NAME, such as
 'node:http__*' or '*:gc*'; a pattern without ':' is matched against the
 probe name alone. An argument that names an existing file is a FILE, any
 other argument with ':' or a glob character is a PATTERN. When patterns are
-given, only the probes matching one of them are listed.
+given, only the probes matching one of them are listed. A pattern with
+more parts, such as '::' or PATH:PROVIDER:NAME, could match nothing and is
+a usage error.
 
 Each output line describes one probe site (a probe fired from several
 places has one line per place, in note order) with these fields:
@@ -96,18 +98,29 @@ With -p, each line also has:
 	orphaned_error    of an armed site, why its owner could not be looked
 	                  up (listing uprobes needs root)
 	semaphore_addr    run-time address of the semaphore
-	semaphore_value   its current value: the number of tracers that
-	                  enabled the probe
+	semaphore_value   its current value, which enables the probe when
+	                  not 0: the kernel adds one for every site at which
+	                  a uprobe with a reference counter is attached (a
+	                  tracer attaching the 10 sites of a probe adds 10),
+	                  and sdtsema --inc adds one
 	armed_error,      why the live state could not be read
 	semaphore_value_error
 
 Numbers are JSON numbers in decimal. The -t table shows the same sites with
 addresses in hexadecimal and arguments as TYPE@LOCATION (s32@-20(%rbp),
 u64@%rax, ?@RAW for one that cannot be decoded); its ARMED column reads
-yes, no, orphan, or ? when the state could not be read.
+yes, no, orphan, or ? when the state could not be read. A file, provider, name or
+argument that is empty or holds blanks, quotes, backslashes, control
+bytes, invalid UTF-8 or other unprintable characters is quoted as in Go,
+with those as escapes ("\x1b[31mp"), so that what a file names its probes
+cannot drive the terminal; NDJSON gives the strings as they are, escaped
+as JSON requires.
 
 A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are
-still listed, and the exit status is 1. Usage errors exit with status 2.
+still listed, and the exit status is 1. So is it, with -p, for a process
+that does not exist or may not be inspected, and for a zombie, which has
+exited and whose parent has not reaped it: it maps nothing left to list.
+Usage errors exit with status 2.
 */
 package main

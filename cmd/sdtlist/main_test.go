@@ -80,6 +80,11 @@ func TestRunExitKinds(t *testing.T) {
 		{[]string{"-p", "-3"}, cli.ErrUsage, 0, "not a process ID"},
 		{[]string{"-p", "1", demo}, cli.ErrUsage, 0, "with -p, arguments are PROVIDER:NAME patterns"},
 		{[]string{demo, "[x:y"}, cli.ErrUsage, 0, "bad pattern"},
+		// Patterns that could never match.
+		{[]string{demo, "::"}, cli.ErrUsage, 0, `sdtlist: "::": a pattern is PROVIDER:NAME, NAME or usdt:PROVIDER:NAME`},
+		{[]string{demo, "a:b:c:d:e"}, cli.ErrUsage, 0, "a pattern is PROVIDER:NAME"},
+		{[]string{demo, "usdt:a:b:c"}, cli.ErrUsage, 0, "a pattern is PROVIDER:NAME"},
+		{[]string{"-p", "1", "prog:demo:tick"}, cli.ErrUsage, 0, "a pattern is PROVIDER:NAME"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(tt.args, &stdout, &stderr)

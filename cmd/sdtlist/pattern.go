@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -36,8 +37,16 @@ func parsePattern(arg string, pidMode bool) (pattern, bool) {
 	return pattern{provider: prov, name: name}, true
 }
 
-// valid reports a malformed glob, which would otherwise match nothing.
+// errPatternSyntax reports a pattern with more parts than a probe has,
+// which could never match.
+var errPatternSyntax = errors.New("a pattern is PROVIDER:NAME, NAME or usdt:PROVIDER:NAME, each part a glob")
+
+// valid reports a pattern that would otherwise match nothing: one with a
+// ':' left in its name, or a malformed glob.
 func (p pattern) valid() error {
+	if strings.Contains(p.name, ":") {
+		return errPatternSyntax
+	}
 	for _, g := range []string{p.provider, p.name} {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("bad pattern %q: %w", g, err)

@@ -29,7 +29,11 @@ The flags are:
 	--all
 		Act on every running process that maps the file named by the
 		PATH of each PROBE (same device and inode). Processes that exit
-		during the scan are skipped.
+		during the scan are skipped. Processes sdtsema may not inspect
+		(those of other users, unless it runs as root or with
+		CAP_SYS_PTRACE) are counted and reported on standard error;
+		when none it could inspect maps PATH, it says so, with that
+		count, and fails.
 	--inc
 		Increment each semaphore by one.
 	--dec
@@ -62,7 +66,9 @@ one probe in one file of one process, with these fields:
 	           file offset translated through the mapping of the file
 	           that holds it (the load bias)
 	offset     file offset of the semaphore, a uprobe's ref_ctr_offset
-	sites      the number of probe sites that share the semaphore
+	sites      the number of probe sites that share the semaphore; a
+	           tracer attaching all of them through the kernel raises
+	           it by that many, one per site
 	before     the value of the semaphore when sdtsema read it
 	after      its value after sdtsema wrote it; equal to before when
 	           printing
@@ -82,9 +88,16 @@ would be lost. sdtsema reads the value back and reports on standard error
 when it is not the one written.
 
 When a probe has no semaphore, matches nothing, or its semaphore fails the
-checks, sdtsema says so and writes nothing to that process; with -p and no
-action it prints the semaphores it could read. Errors are reported on
-standard error and give exit status 1: no such process, no permission
+checks or cannot take the change (it is at 65535 for --inc, at 0 for
+--dec), sdtsema says so and writes nothing to that process: it checks
+every semaphore of a process before it writes any. Should a write still
+fail part way, because the process exits or a semaphore changed in the
+meantime so that it no longer takes the change, sdtsema changes back the
+semaphores it wrote in that process, says so on standard error, and
+prints nothing for them. With -p and no action it prints the semaphores
+it could read. Errors are reported on
+standard error and give exit status 1: no such process, a zombie (a
+process that has exited and whose parent has not reaped it), no permission
 (reading maps needs the same user or CAP_SYS_PTRACE; writing memory also
 a Yama ptrace_scope that allows attaching, /proc/sys/kernel/yama/ptrace_scope),
 a process that exits mid-way. Usage errors exit with status 2.

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io/fs"
+	"log"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -60,5 +65,47 @@ func TestRunNoProcess(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+// With --all, processes that may not be inspected are counted, and when
+// none that could be maps the file, sdtsema says it could not look rather
+// than that no process maps it.
+func TestProcessesUninspected(t *testing.T) {
+	denied := &process.PermissionError{Pid: 1, Op: "read maps", Hint: "needs CAP_SYS_PTRACE", Err: fs.ErrPermission}
+	errStat := errors.New("stat ./x: no such file or directory")
+	for _, tt := range []struct {
+		name    string
+		root    bool
+		pids    []int
+		err     error
+		want    []int
+		failed  bool
+		wantErr error
+		stderr  string
+	}{
+		{"none inspected", false, nil, &process.ScanError{Denied: 3, First: denied}, nil, true, nil,
+			"sdtsema: ./x: no process sdtsema could inspect maps it; could not inspect 3 processes: permission denied; run as root"},
+		{"one not inspected", false, []int{7}, &process.ScanError{Denied: 1, First: denied}, []int{7}, false, nil,
+			"sdtsema: ./x: could not inspect 1 process: permission denied; run as root"},
+		{"none inspected by root", true, nil, &process.ScanError{Denied: 1, First: denied}, nil, true, nil,
+			"sdtsema: ./x: no process sdtsema could inspect maps it; could not inspect 1 process: permission denied\n"},
+		{"none maps it", false, nil, nil, nil, true, nil, "sdtsema: ./x: no running process maps it\n"},
+		{"bad file", false, nil, errStat, nil, false, errStat, ""},
+	} {
+		var stderr bytes.Buffer
+		tl := &tool{
+			c:       &config{all: true, specs: []probespec.Spec{{Path: "./x", Provider: "p", Name: "q"}}},
+			log:     log.New(&stderr, "sdtsema: ", 0),
+			root:    tt.root,
+			mappers: func(string) ([]int, error) { return tt.pids, tt.err },
+		}
+		pids, _, err := tl.processes()
+		if !slices.Equal(pids, tt.want) || !errors.Is(err, tt.wantErr) || tl.failed != tt.failed {
+			t.Errorf("%s: processes() = %v, %v, failed %v, want %v, %v, failed %v", tt.name, pids, err, tl.failed, tt.want, tt.wantErr, tt.failed)
+		}
+		if !strings.HasPrefix(stderr.String(), tt.stderr) || tt.stderr == "" && stderr.Len() > 0 {
+			t.Errorf("%s: stderr = %q, want %q", tt.name, stderr.String(), tt.stderr)
+		}
 	}
 }

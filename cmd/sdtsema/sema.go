@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"slices"
+	"strconv"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
@@ -20,6 +22,9 @@ type tool struct {
 	out    *bufio.Writer
 	log    *log.Logger
 	failed bool
+	root   bool // whether sdtsema runs as root, for hints
+	// mappers is semaphore.Processes, replaced in tests.
+	mappers func(path string) ([]int, error)
 }
 
 // A target is one process and the semaphores to act on in it.
@@ -33,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t := &tool{c: c, out: bufio.NewWriter(stdout), log: log.New(stderr, "sdtsema: ", 0)}
+	t := &tool{c: c, out: bufio.NewWriter(stdout), log: log.New(stderr, "sdtsema: ", 0), root: os.Geteuid() == 0, mappers: semaphore.Processes}
 	targets, err := t.targets()
 	if err != nil {
 		return err
@@ -98,16 +103,20 @@ func (t *tool) processes() ([]int, [][]probespec.Spec, error) {
 	}
 	bySpec := make(map[int][]probespec.Spec)
 	for _, s := range t.c.specs {
-		pids, err := semaphore.Processes(s.Path)
-		if err != nil {
-			if len(pids) == 0 && !isProcessError(err) {
-				return nil, nil, err
-			}
-			t.log.Print(err) // some processes could not be inspected
+		pids, err := t.mappers(s.Path)
+		var scan *process.ScanError
+		if err != nil && !errors.As(err, &scan) {
+			return nil, nil, err
 		}
-		if len(pids) == 0 {
+		switch {
+		case len(pids) == 0 && scan != nil:
+			t.log.Printf("%s: no process sdtsema could inspect maps it; %s", s.Path, t.uninspected(scan))
+			t.failed = true
+		case len(pids) == 0:
 			t.log.Printf("%s: no running process maps it", s.Path)
 			t.failed = true
+		case scan != nil:
+			t.log.Printf("%s: %s", s.Path, t.uninspected(scan))
 		}
 		for _, pid := range pids {
 			bySpec[pid] = append(bySpec[pid], s)
@@ -123,6 +132,20 @@ func (t *tool) processes() ([]int, [][]probespec.Spec, error) {
 		specs[i] = bySpec[pid]
 	}
 	return pids, specs, nil
+}
+
+// uninspected says how many processes a scan could not inspect, and what
+// would let it when sdtsema does not run as root.
+func (t *tool) uninspected(e *process.ScanError) string {
+	n := "1 process"
+	if e.Denied != 1 {
+		n = strconv.Itoa(e.Denied) + " processes"
+	}
+	msg := "could not inspect " + n + ": permission denied"
+	if !t.root {
+		msg += "; run as root (or with CAP_SYS_PTRACE) to see them all"
+	}
+	return msg
 }
 
 func isProcessError(err error) bool {
@@ -165,6 +188,9 @@ func (t *tool) show(targets []target) error {
 	return nil
 }
 
+// change increments or decrements the semaphores of each process, all of
+// them or, when one cannot be changed, none: what was written before a
+// failure part way is changed back.
 func (t *tool) change(targets []target) error {
 	delta := 1
 	if t.c.action == dec {
@@ -177,28 +203,47 @@ func (t *tool) change(targets []target) error {
 			t.failed = true
 			continue
 		}
-		for i := range tg.sems {
-			s := &tg.sems[i]
-			before, after, err := p.Add(s, delta)
-			if errors.Is(err, semaphore.ErrChanged) {
-				t.log.Print(err)
-				err = nil
+		changes, err := p.AddAll(tg.sems, delta)
+		p.Close()
+		if err != nil {
+			t.failed = true
+			t.reportChange(tg.pid, err)
+			continue
+		}
+		for _, c := range changes {
+			if c.Changed != nil {
+				t.log.Print(c.Changed)
 			}
-			if err != nil {
-				t.report(err)
-				t.failed = true
-				if errors.Is(err, process.ErrNoProcess) {
-					t.log.Printf("process %d exited", tg.pid)
-					break
-				}
-				continue
-			}
-			if err := t.write(s, before, after); err != nil {
-				p.Close()
+			if err := t.write(c.Semaphore, c.Before, c.After); err != nil {
 				return err
 			}
 		}
-		p.Close()
 	}
 	return nil
+}
+
+// reportChange says why the semaphores of process pid were not changed,
+// and what was changed back.
+func (t *tool) reportChange(pid int, err error) {
+	var ue *semaphore.UndoError
+	switch {
+	case errors.Is(err, process.ErrNoProcess):
+		t.report(err)
+		t.log.Printf("process %d exited", pid)
+	case errors.As(err, &ue):
+		t.report(ue.Err)
+		for _, c := range ue.Undone {
+			s := c.Semaphore
+			t.log.Printf("process %d: changed back %s:%s in %s at %#x: %d -> %d", pid, s.Provider, s.Name, s.File, s.Addr, c.Before, c.After)
+		}
+		for _, err := range ue.Failed {
+			t.log.Printf("process %d: could not change back %v", pid, err)
+		}
+		if len(ue.Failed) == 0 {
+			t.log.Printf("process %d: every change undone", pid)
+		}
+	default:
+		t.report(err)
+		t.log.Printf("process %d: nothing written", pid)
+	}
 }

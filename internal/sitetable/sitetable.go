@@ -1,5 +1,8 @@
 // Package sitetable writes probe sites as the aligned columns of
-// sdtlist -t, which sdtfmt also writes for sdtlist's NDJSON.
+// sdtlist -t, which sdtfmt also writes for sdtlist's NDJSON. Text the
+// files choose (paths, providers, names, arguments) is written as
+// termtext does: quoted when it holds blanks, quotes or characters that
+// are not printable.
 package sitetable
 
 import (
@@ -7,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sdtkit/sdtkit/internal/termtext"
 )
 
 // A Row is one probe site.
@@ -60,7 +65,7 @@ func (t *Table) Write(r *Row) error {
 	if t.live {
 		b.WriteString(strconv.Itoa(r.PID) + "\t")
 	}
-	b.WriteString(r.File + "\t" + r.Provider + "\t" + r.Name + "\t" + HexOrDash(r.PC) + "\t" + HexOrDash(r.Semaphore) + "\t")
+	b.WriteString(termtext.String(r.File) + "\t" + termtext.String(r.Provider) + "\t" + termtext.String(r.Name) + "\t" + HexOrDash(r.PC) + "\t" + HexOrDash(r.Semaphore) + "\t")
 	if t.live {
 		switch {
 		case !r.HasSemaphore:
@@ -86,10 +91,10 @@ func (t *Table) Write(r *Row) error {
 			b.WriteByte(' ')
 		}
 		if a.Bad {
-			b.WriteString("?@" + a.Raw)
+			b.WriteString(termtext.String("?@" + a.Raw))
 			continue
 		}
-		b.WriteString(a.Type + "@" + a.Location)
+		b.WriteString(termtext.String(a.Type + "@" + a.Location))
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(t.tw, b.String())

@@ -29,6 +29,11 @@ prog  p         longer  0x401010  0x404000
 7    prog  p         r     0x7f10  0x7f80     2      yes    
 7    prog  p         s     0x7f20  0x7f82     ?      ?      
 `},
+		{"escaped", false, []Row{
+			{File: "my prog", Provider: "\x1b]0;p\a", Name: "q\u009b", PC: 0x401000, Args: []Arg{{Raw: "8@\x1b[2J", Bad: true}}},
+		}, `FILE       PROVIDER      NAME       PC        SEMAPHORE  ARGS
+"my prog"  "\x1b]0;p\a"  "q\u009b"  0x401000  -          "?@8@\x1b[2J"
+`},
 	} {
 		var b strings.Builder
 		tab := New(&b, tt.live)

@@ -161,7 +161,7 @@ func (p *parser) args() ([]Arg, error) {
 		if p.tok.kind == tPunct && p.tok.text == ")" {
 			return args, p.read()
 		}
-		return nil, p.errorf("expected ',' or ')' after argument %d, found %v", len(args)-1, p.tok)
+		return nil, p.errorf("expected ',' or ')' after arg%d, found %v", len(args)-1, p.tok)
 	}
 }
 
@@ -182,20 +182,20 @@ func (p *parser) newArg(toks []token, n int) (Arg, error) {
 	switch {
 	case len(names) > 2, len(names) == 2 && names[1] != last:
 		t := toks[names[len(names)-1]]
-		return a, p.lex.errorf(t.line, t.col, "expected ',' or ')' after argument %d, found %v", n, t)
+		return a, p.lex.errorf(t.line, t.col, "expected ',' or ')' after arg%d, found %v", n, t)
 	case len(names) == 2 && hasBasic(words[:last]):
 		t := toks[names[1]]
-		return a, p.lex.errorf(t.line, t.col, "expected ',' or ')' after argument %d, found %v", n, t)
+		return a, p.lex.errorf(t.line, t.col, "expected ',' or ')' after arg%d, found %v", n, t)
 	case len(names) >= 1 && names[len(names)-1] == last && completeType(words[:last]):
 		a.Name = words[last]
 		words = words[:last]
 	}
 	if len(names) > 0 && names[0] < len(words) && hasBasic(words) {
 		t := toks[names[0]]
-		return a, p.lex.errorf(t.line, t.col, "unexpected %v in the type of argument %d", t, n)
+		return a, p.lex.errorf(t.line, t.col, "unexpected %v in the type of arg%d", t, n)
 	}
 	if !hasType(words) {
-		return a, p.lex.errorf(toks[0].line, toks[0].col, "argument %d has no type", n)
+		return a, p.lex.errorf(toks[0].line, toks[0].col, "arg%d has no type", n)
 	}
 	a.Type = joinType(words)
 	return a, nil

@@ -56,15 +56,15 @@ func TestParseErrors(t *testing.T) {
 		{"provide p {};", `x.d:1:1: expected "provider", found "provide"`},
 		{"provider {};", `x.d:1:10: expected provider name, found '{'`},
 		{"provider p\n{ probe q(int) }", `x.d:2:16: expected ';' after the probe, found '}'`},
-		{"provider p { probe q(int x y); };", `x.d:1:28: expected ',' or ')' after argument 0, found "y"`},
+		{"provider p { probe q(int x y); };", `x.d:1:28: expected ',' or ')' after arg0, found "y"`},
 		{"provider p { probe q(int,); };", `x.d:1:26: expected argument type, found ')'`},
 		{"provider p { probe q(int); ", `x.d:1:28: expected "probe" or '}', found end of file`},
 		{"provider p { probe q(); probe q(); };", `x.d:1:25: probe q declared twice in provider p`},
 		{"provider p {}; provider p {};", `x.d:1:16: provider p declared twice`},
-		{"provider p { probe q(const); };", `x.d:1:22: argument 0 has no type`},
+		{"provider p { probe q(const); };", `x.d:1:22: arg0 has no type`},
 		{"/* open", `x.d:1:1: comment not terminated`},
 		{"provider p { probe q(int $); };", `x.d:1:26: unexpected character '$'`},
-		{"provider p { probe q(char name[4]); };", `x.d:1:31: expected ',' or ')' after argument 0, found '['`},
+		{"provider p { probe q(char name[4]); };", `x.d:1:31: expected ',' or ')' after arg0, found '['`},
 	} {
 		_, err := Parse("x.d", []byte(tt.src))
 		var se *SyntaxError

@@ -2,8 +2,8 @@ package event
 
 import (
 	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/sdtkit/sdtkit/internal/termtext"
 )
 
 // Kind tells which record a line holds.
@@ -100,8 +100,10 @@ func parseHex(s string) (uint64, bool) {
 }
 
 // AppendText appends the value as people read it: integers in decimal,
-// other numbers as written, strings bare unless they hold spaces, quotes
-// or control characters (then Go-quoted), "?" for null.
+// other numbers as written, strings bare unless they are empty or hold
+// blanks, quotes, backslashes, control bytes, invalid UTF-8 or other
+// unprintable characters (then Go-quoted), objects and arrays as written
+// unless they hold unprintable characters (then Go-quoted), "?" for null.
 func (v Value) AppendText(b []byte) []byte {
 	switch v.Kind {
 	case Uint:
@@ -109,32 +111,15 @@ func (v Value) AppendText(b []byte) []byte {
 	case Int:
 		return strconv.AppendInt(b, v.Int, 10)
 	case String:
-		if plain(v.Str) {
-			return append(b, v.Str...)
-		}
-		return strconv.AppendQuote(b, v.Str)
-	case Number, JSON:
+		return termtext.Append(b, v.Str)
+	case Number:
 		return append(b, v.Str...)
+	case JSON:
+		// JSON may hold U+2028, C1 controls and invalid UTF-8 raw.
+		return termtext.AppendPrintable(b, v.Str)
 	}
 	return append(b, '?')
 }
 
 // String returns the value as AppendText writes it.
 func (v Value) String() string { return string(v.AppendText(nil)) }
-
-// plain reports whether s reads unambiguously without quotes.
-func plain(s string) bool {
-	if s == "" || s == "?" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c == '"' || c == '\\' || c == 0x7f {
-			return false
-		}
-		if c >= utf8.RuneSelf {
-			return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) })
-		}
-	}
-	return true
-}

@@ -110,8 +110,12 @@ func TestValue(t *testing.T) {
 		{Value{Kind: String, Str: "a b"}, `"a b"`, 0, false},
 		{Value{Kind: String, Str: ""}, `""`, 0, false},
 		{Value{Kind: String, Str: "héllo"}, "héllo", 0, false},
+		{Value{Kind: String, Str: "é b"}, `"é b"`, 0, false},
+		{Value{Kind: String, Str: "\x1b[2J\u009b\u2028"}, `"\x1b[2J\u009b\u2028"`, 0, false},
 		{Value{}, "?", 0, false},
 		{Value{Kind: Number, Str: "2.5"}, "2.5", 0, false},
+		{Value{Kind: JSON, Str: `{"k":"a b"}`}, `{"k":"a b"}`, 0, false},
+		{Value{Kind: JSON, Str: "[\"\u2028\u009b\xff\"]"}, `"[\"\u2028\u009b\xff\"]"`, 0, false},
 	} {
 		u, ok := tt.v.Uint64()
 		if s := tt.v.String(); s != tt.text || u != tt.u || ok != tt.uok {

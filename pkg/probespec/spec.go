@@ -75,6 +75,9 @@ var typeNames = map[string]Type{
 // maxArgs is the most arguments a probe has (sys/sdt.h's STAP_PROBE12).
 const maxArgs = 12
 
+// wantForm says what a specification is, for errors in its form.
+const wantForm = "want [usdt:]PATH:PROVIDER:NAME or PROVIDER:NAME, PROVIDER and NAME globs"
+
 // Parse parses one probe specification. Errors match ErrSyntax and say
 // what was expected.
 func Parse(s string) (Spec, error) {
@@ -101,17 +104,17 @@ func Parse(s string) (Spec, error) {
 	case 3:
 		spec.Path, spec.Provider, spec.Name = parts[0], parts[1], parts[2]
 		if spec.Path == "" {
-			return spec, syntaxError(s, "empty PATH")
+			return spec, syntaxError(s, "empty PATH; "+wantForm)
 		}
 		if spec.Path == "usdt" {
 			return spec, syntaxError(s, "usdt: must be followed by PATH:PROVIDER:NAME")
 		}
 	default:
-		return spec, syntaxError(s, "want [usdt:]PATH:PROVIDER:NAME or PROVIDER:NAME")
+		return spec, syntaxError(s, wantForm)
 	}
 	for _, g := range []struct{ what, glob string }{{"PROVIDER", spec.Provider}, {"NAME", spec.Name}} {
 		if g.glob == "" {
-			return spec, syntaxError(s, "empty "+g.what)
+			return spec, syntaxError(s, "empty "+g.what+"; "+wantForm)
 		}
 		if _, err := path.Match(g.glob, ""); err != nil {
 			return spec, syntaxError(s, fmt.Sprintf("bad glob %q in %s", g.glob, g.what))
@@ -131,11 +134,11 @@ func parseTypes(list string) ([]Type, error) {
 		if !ok {
 			var err error
 			if t, ok, err = countedString(name, i); err != nil {
-				return nil, fmt.Errorf("argument %d: %v", i, err)
+				return nil, fmt.Errorf("arg%d: %v", i, err)
 			}
 		}
 		if !ok {
-			return nil, fmt.Errorf("argument %d: unknown type %q (want str, strN, s8..s64, u8..u64, hex or _)", i, name)
+			return nil, fmt.Errorf("arg%d: unknown type %q (want str, strN, s8..s64, u8..u64, hex or _)", i, name)
 		}
 		types = append(types, t)
 	}
@@ -152,7 +155,7 @@ func countedString(name string, i int) (t Type, ok bool, err error) {
 	n, err := strconv.Atoi(digits)
 	switch {
 	case err != nil || n >= maxArgs || len(digits) > 1 && digits[0] == '0':
-		return t, false, fmt.Errorf("%q: the length of a string is one of arguments 0 to %d", name, maxArgs-1)
+		return t, false, fmt.Errorf("%q: the length of a string is one of arg0 to arg%d", name, maxArgs-1)
 	case n == i:
 		return t, false, fmt.Errorf("%q: a string cannot be its own length", name)
 	}

@@ -3,6 +3,7 @@ package probespec
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +43,29 @@ func TestParseErrors(t *testing.T) {
 	} {
 		if got, err := Parse(in); err == nil || !errors.Is(err, ErrSyntax) {
 			t.Errorf("Parse(%q) = %+v, %v, want an ErrSyntax error", in, got, err)
+		}
+	}
+}
+
+// Errors in the form of a specification say what the form is.
+func TestParseErrorForm(t *testing.T) {
+	for _, in := range []string{"::", ":::", "a:b:c:d:e", "p:", ":q", "x::q", "q"} {
+		_, err := Parse(in)
+		if want := "want [usdt:]PATH:PROVIDER:NAME or PROVIDER:NAME"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", in, err, want)
+		}
+	}
+}
+
+// Errors name arguments from 0, as args[0] of an event is the first.
+func TestParseErrorArgs(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"p:q(u8,int)", `arg1: unknown type "int"`},
+		{"p:q(str0)", `arg0: "str0": a string cannot be its own length`},
+		{"p:q(str12)", "one of arg0 to arg11"},
+	} {
+		if _, err := Parse(tt.in); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tt.in, err, tt.want)
 		}
 	}
 }

@@ -24,5 +24,7 @@
 // Reading maps needs the same user as the process or CAP_SYS_PTRACE;
 // opening its memory also needs a Yama ptrace_scope that allows attaching
 // (/proc/sys/kernel/yama/ptrace_scope). Such failures are reported as
-// *PermissionError, and a process that does not exist as ErrNoProcess.
+// *PermissionError, and a process that does not exist as ErrNoProcess;
+// Exists tells a zombie, which has exited but not been reaped, by
+// ErrZombie.
 package process

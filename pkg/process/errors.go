@@ -1,6 +1,7 @@
 package process
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,19 @@ import (
 // ErrNoProcess is returned, wrapped, for a process that does not exist or
 // has exited.
 var ErrNoProcess = errors.New("no such process")
+
+// ErrZombie is matched by the error Exists returns for a zombie: a process
+// that has exited and whose parent has not reaped it yet. It maps nothing
+// and has no memory; the error matches ErrNoProcess too.
+var ErrZombie = errors.New("zombie process")
+
+type zombieError struct{ pid int }
+
+func (e *zombieError) Error() string {
+	return fmt.Sprintf("process %d is a zombie: it has exited and its parent has not reaped it", e.pid)
+}
+
+func (e *zombieError) Is(target error) bool { return target == ErrZombie || target == ErrNoProcess }
 
 // A PermissionError reports that the process may not be inspected the way
 // Op needs. Hint says what grants the access.
@@ -73,14 +87,34 @@ func procError(pid int, op string, a access, err error) error {
 }
 
 // Exists reports whether the process exists and its maps may be read: it
-// returns nil, an error wrapping ErrNoProcess, or a *PermissionError that
-// says what grants access.
+// returns nil, an error wrapping ErrNoProcess, an error matching ErrZombie
+// for a process that has exited but not been reaped (whose maps read as
+// empty), or a *PermissionError that says what grants access.
 func Exists(pid int) error {
 	f, err := os.Open(procPath(pid, "maps"))
 	if err != nil {
 		return procError(pid, "read maps", accessRead, err)
 	}
-	return f.Close()
+	f.Close()
+	stat, err := os.ReadFile(procPath(pid, "stat"))
+	if err != nil {
+		return procError(pid, "read stat", accessRead, err)
+	}
+	if state(stat) == 'Z' {
+		return &zombieError{pid}
+	}
+	return nil
+}
+
+// state returns the state letter of /proc/PID/stat, "PID (COMM) S ...",
+// or 0. COMM may hold parentheses and spaces, so the state is found after
+// the last ')'.
+func state(stat []byte) byte {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) || stat[i+1] != ' ' {
+		return 0
+	}
+	return stat[i+2]
 }
 
 func procPath(pid int, name string) string {

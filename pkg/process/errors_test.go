@@ -2,10 +2,14 @@ package process
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // noPID is above the largest pid_max Linux allows (2^22).
@@ -50,5 +54,53 @@ func TestProcError(t *testing.T) {
 		if tt.isPerm && !errors.Is(err, fs.ErrPermission) {
 			t.Errorf("procError(7, op, %v, %v) does not match fs.ErrPermission", tt.a, tt.err)
 		}
+	}
+}
+
+func TestState(t *testing.T) {
+	for _, tt := range []struct {
+		stat string
+		want byte
+	}{
+		{"42 (sleep) S 1 42 42 0 -1", 'S'},
+		{"42 (a) Z 1", 'Z'},
+		{"42 (x) Z (y) R 1 2", 'R'}, // a comm that looks like the rest
+		{"42 (x)", 0},
+		{"", 0},
+	} {
+		if got := state([]byte(tt.stat)); got != tt.want {
+			t.Errorf("state(%q) = %q, want %q", tt.stat, got, tt.want)
+		}
+	}
+}
+
+// A child that has exited and that the test has not waited for yet is a
+// zombie.
+func TestExistsZombie(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("requires the test binary's path: %v", err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err == nil && state(b) == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not exit: %s, %v", pid, b, err)
+		}
+	}
+	err = Exists(pid)
+	if !errors.Is(err, ErrZombie) || !errors.Is(err, ErrNoProcess) {
+		t.Fatalf("Exists(zombie %d) = %v, want an error matching ErrZombie and ErrNoProcess", pid, err)
+	}
+	if want := fmt.Sprintf("process %d is a zombie: it has exited and its parent has not reaped it", pid); err.Error() != want {
+		t.Errorf("Exists(zombie %d) = %q, want %q", pid, err, want)
 	}
 }

@@ -4,10 +4,11 @@
 // An is-enabled probe (sys/sdt.h with _SDT_HAS_SEMAPHORES, DTrace's
 // PROVIDER_PROBE_ENABLED() from dtrace -h, folly's FOLLY_SDT_IS_ENABLED)
 // only fires while its semaphore, a 16-bit counter the program keeps in its
-// .probes section, is non-zero. The kernel increments it when a uprobe with
-// a reference counter is attached; tracers that do not go through the
-// kernel (ftrace without ref_ctr_offset, gdb, a custom tracer) use this
-// package instead.
+// .probes section, is non-zero. The kernel increments it for every uprobe
+// with a reference counter that is attached, one per probe site, so that a
+// tracer attaching the 10 sites of a probe raises it by 10; tracers that do
+// not go through the kernel (ftrace without ref_ctr_offset, gdb, a custom
+// tracer) use this package instead.
 //
 // Find locates the semaphores of the probes matching a set of
 // probespec.Spec in a process: it finds the objects in /proc/PID/maps
@@ -25,6 +26,10 @@
 // file offset, and that it is 2-byte aligned; otherwise it refuses with a
 // *RefusedError and writes nothing. It never takes a semaphore below 0 or
 // past 65535 (ErrUnderflow, ErrOverflow).
+//
+// Process.AddAll changes several semaphores of a process, all or none: it
+// checks and reads every one before it writes any, and when a write fails
+// part way it changes back those it wrote and says so in an *UndoError.
 //
 // The read and the write are two system calls, so an update the kernel
 // makes in between (a uprobe with ref_ctr_offset being attached or

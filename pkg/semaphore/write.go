@@ -2,6 +2,7 @@ package semaphore
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
@@ -9,9 +10,17 @@ import (
 // A Process gives access to the semaphores of one process.
 type Process struct {
 	pid int
-	mem *process.Mem
+	mem memory
 	// readMaps is process.ReadMaps, replaced in tests.
 	readMaps func(pid int) ([]process.Mapping, error)
+}
+
+// memory is a *process.Mem, or in tests one that fails or changes
+// values between accesses.
+type memory interface {
+	io.ReaderAt
+	io.WriterAt
+	io.Closer
 }
 
 // Open opens the memory of process pid, for writing too if write is set.
@@ -56,29 +65,58 @@ func (p *Process) Add(s *Semaphore, delta int) (before, after uint16, err error)
 	if err != nil {
 		return 0, 0, err
 	}
-	if reason := check(maps, s.Dev, s.Inode, s.Offset, s.Addr); reason != "" {
-		return 0, 0, &RefusedError{Pid: p.pid, File: s.File, Probe: s.Provider + ":" + s.Name, Addr: s.Addr, Reason: reason}
+	if err := p.check(maps, s); err != nil {
+		return 0, 0, err
 	}
+	before, after, _, err = p.apply(s, delta)
+	return before, after, err
+}
+
+// check refuses s unless maps, the process's mappings, allow writing it.
+func (p *Process) check(maps []process.Mapping, s *Semaphore) error {
+	if reason := check(maps, s.Dev, s.Inode, s.Offset, s.Addr); reason != "" {
+		return &RefusedError{Pid: p.pid, File: s.File, Probe: s.Provider + ":" + s.Name, Addr: s.Addr, Reason: reason}
+	}
+	return nil
+}
+
+// read returns the value of s, which the caller has checked.
+func (p *Process) read(s *Semaphore) (uint16, error) {
 	var b [2]byte
 	if _, err := p.mem.ReadAt(b[:], int64(s.Addr)); err != nil {
-		return 0, 0, fmt.Errorf("read semaphore: %w", err)
+		return 0, fmt.Errorf("read semaphore: %w", err)
 	}
-	before = s.ByteOrder.Uint16(b[:])
+	return s.ByteOrder.Uint16(b[:]), nil
+}
+
+// apply adds delta to s, which the caller has checked, as Add does once
+// the mappings allow it: read, write at once, read back. written says
+// whether the write happened, whatever err says.
+func (p *Process) apply(s *Semaphore, delta int) (before, after uint16, written bool, err error) {
+	if before, err = p.read(s); err != nil {
+		return 0, 0, false, err
+	}
 	after, err = add(before, delta)
 	if err != nil {
-		return before, before, fmt.Errorf("process %d: %s: %s:%s is %d: %w", p.pid, s.File, s.Provider, s.Name, before, err)
+		return before, before, false, p.rangeError(s, before, err)
 	}
+	var b [2]byte
 	s.ByteOrder.PutUint16(b[:], after)
 	if _, err := p.mem.WriteAt(b[:], int64(s.Addr)); err != nil {
-		return before, before, fmt.Errorf("write semaphore: %w", err)
+		return before, before, false, fmt.Errorf("write semaphore: %w", err)
 	}
 	if _, err := p.mem.ReadAt(b[:], int64(s.Addr)); err != nil {
-		return before, after, fmt.Errorf("read back semaphore: %w", err)
+		return before, after, true, fmt.Errorf("read back semaphore: %w", err)
 	}
 	if v := s.ByteOrder.Uint16(b[:]); v != after {
-		return before, after, &ChangedError{Pid: p.pid, Addr: s.Addr, Wrote: after, Read: v}
+		return before, after, true, &ChangedError{Pid: p.pid, Addr: s.Addr, Wrote: after, Read: v}
 	}
-	return before, after, nil
+	return before, after, true, nil
+}
+
+// rangeError reports that s, at value v, cannot take the change.
+func (p *Process) rangeError(s *Semaphore, v uint16, err error) error {
+	return fmt.Errorf("process %d: %s: %s:%s is %d: %w", p.pid, s.File, s.Provider, s.Name, v, err)
 }
 
 func (p *Process) same(s *Semaphore) error {

@@ -74,7 +74,7 @@ func kindOf(a any) string {
 // An ArgError reports a Fire argument that does not fit its probe.
 type ArgError struct {
 	Probe string // PROVIDER:NAME
-	Index int    // -1 for a wrong number of arguments
+	Index int    // from 0; -1 for a wrong number of arguments
 	Msg   string
 }
 
@@ -82,5 +82,5 @@ func (e *ArgError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("usdt: fire %s: %s", e.Probe, e.Msg)
 	}
-	return fmt.Sprintf("usdt: fire %s: argument %d: %s", e.Probe, e.Index, e.Msg)
+	return fmt.Sprintf("usdt: fire %s: arg%d: %s", e.Probe, e.Index, e.Msg)
 }

@@ -86,7 +86,7 @@ func (p *Provider) AddProbe(name string, args ...Type) (*Probe, error) {
 	}
 	for i, t := range args {
 		if !t.valid() {
-			return nil, fmt.Errorf("usdt: add %s: argument %d: unknown %v", full, i, t)
+			return nil, fmt.Errorf("usdt: add %s: arg%d: unknown %v", full, i, t)
 		}
 	}
 	pr := &Probe{p: p, name: name, full: full, args: append([]Type(nil), args...)}

@@ -163,8 +163,11 @@ func TestFireErrors(t *testing.T) {
 		{[]any{nil, "x"}, 0},
 	} {
 		var ae *ArgError
-		if err := pr.Fire(tt.args...); !errors.As(err, &ae) || ae.Index != tt.index {
+		err := pr.Fire(tt.args...)
+		if !errors.As(err, &ae) || ae.Index != tt.index {
 			t.Errorf("Fire(%v) = %v, want an ArgError for argument %d", tt.args, err, tt.index)
+		} else if want := fmt.Sprintf(": arg%d: ", tt.index); tt.index >= 0 && !strings.Contains(err.Error(), want) {
+			t.Errorf("Fire(%v) = %q, want it to name the argument %q", tt.args, err, want)
 		}
 	}
 	for _, args := range [][]any{{int8(-1), "s"}, {uint64(1 << 63), []byte("b")}, {true, ""}, {uintptr(7), "x"}} {
