@@ -44,7 +44,12 @@ The flags are:
 		decrements them when it fails after incrementing some, and
 		says on standard error what it restored. When a process
 		exits, there is nothing left to restore in it; sdtsema says
-		so and stops once no process is left.
+		so and stops once no process is left. SIGKILL leaves no way
+		to decrement: each increment held is recorded in
+		/run/sdtkit/holds/PID.json while it is held, so that
+		sdtrepair -p PID can prove the holder gone and undo it (if
+		the record cannot be written, sdtsema says so and holds
+		anyway).
 	--for DURATION
 		With --hold, decrement after DURATION (such as 30s or 500ms)
 		unless a signal comes first.

@@ -13,8 +13,47 @@ import (
 
 // A held semaphore is one --hold incremented and must decrement.
 type held struct {
-	p *semaphore.Process
-	s *semaphore.Semaphore
+	p        *semaphore.Process
+	s        *semaphore.Semaphore
+	hold     semaphore.Hold
+	recorded bool
+}
+
+// record records the increments --hold keeps, so that sdtrepair can undo
+// them should sdtsema be killed with SIGKILL.
+type record struct {
+	holds  *semaphore.Holds
+	err    error // the first failure, reported once
+	logger interface{ Printf(string, ...any) }
+}
+
+func (r *record) add(h *held) {
+	if r.err != nil {
+		return
+	}
+	hold, err := semaphore.NewHold(h.s)
+	if err == nil {
+		err = r.holds.Add(hold)
+	}
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	h.hold, h.recorded = hold, true
+}
+
+func (r *record) remove(h *held) {
+	if !h.recorded || r.err != nil {
+		return
+	}
+	if err := r.holds.Remove(h.hold); err != nil {
+		r.fail(err)
+	}
+}
+
+func (r *record) fail(err error) {
+	r.err = err
+	r.logger.Printf("cannot record the holds in %s (%v): should sdtsema be killed with SIGKILL, sdtrepair cannot prove them abandoned and undo them", semaphore.HoldDir, err)
 }
 
 // hold increments every semaphore, waits, and decrements the ones it
@@ -32,8 +71,12 @@ func (t *tool) hold(targets []target) (err error) {
 		hs    []held
 		procs []*semaphore.Process
 	)
+	rec := &record{logger: t.log}
+	if rec.holds, rec.err = semaphore.NewHolds(); rec.err != nil {
+		rec.fail(rec.err)
+	}
 	defer func() {
-		t.restore(hs)
+		t.restore(hs, rec)
 		for _, p := range procs {
 			p.Close()
 		}
@@ -54,7 +97,8 @@ func (t *tool) hold(targets []target) (err error) {
 			if err != nil {
 				return err
 			}
-			hs = append(hs, held{p, s})
+			hs = append(hs, held{p: p, s: s})
+			rec.add(&hs[len(hs)-1])
 			if err := t.write(s, before, after); err != nil {
 				return err
 			}
@@ -66,13 +110,13 @@ func (t *tool) hold(targets []target) (err error) {
 	if err := t.out.Flush(); err != nil {
 		return err
 	}
-	hs = t.wait(sig, hs)
+	hs = t.wait(sig, hs, rec)
 	return nil
 }
 
 // wait waits for a signal, for --for to run out, or for every process to
 // exit, and returns the semaphores still to be restored.
-func (t *tool) wait(sig <-chan os.Signal, hs []held) []held {
+func (t *tool) wait(sig <-chan os.Signal, hs []held, rec *record) []held {
 	exited := make(chan int, len(hs))
 	seen := make(map[int]bool)
 	for _, h := range hs {
@@ -99,6 +143,7 @@ func (t *tool) wait(sig <-chan os.Signal, hs []held) []held {
 			var left []held
 			for _, h := range hs {
 				if h.s.Pid == pid {
+					rec.remove(&h)
 					t.log.Printf("process %d exited: nothing to restore for %s:%s in %s", pid, h.s.Provider, h.s.Name, h.s.File)
 					continue
 				}
@@ -113,13 +158,15 @@ func (t *tool) wait(sig <-chan os.Signal, hs []held) []held {
 }
 
 // restore decrements the held semaphores and says so on stderr.
-func (t *tool) restore(hs []held) {
-	for _, h := range hs {
+func (t *tool) restore(hs []held, rec *record) {
+	for i := range hs {
+		h := &hs[i]
 		s := h.s
 		before, after, err := h.p.Add(s, -1)
 		switch {
 		case errors.Is(err, process.ErrNoProcess):
 			t.log.Printf("process %d exited: nothing to restore for %s:%s in %s", s.Pid, s.Provider, s.Name, s.File)
+			rec.remove(h)
 			continue
 		case errors.Is(err, semaphore.ErrChanged):
 			t.log.Print(err)
@@ -128,6 +175,7 @@ func (t *tool) restore(hs []held) {
 			t.failed = true
 			continue
 		}
+		rec.remove(h)
 		t.log.Printf("restored %s:%s in %s of process %d at %#x: %d -> %d", s.Provider, s.Name, s.File, s.Pid, s.Addr, before, after)
 	}
 }
