@@ -97,8 +97,18 @@ Numbers are JSON numbers in decimal. The -t table shows the same sites with
 addresses in hexadecimal and arguments as TYPE@LOCATION (s32@-20(%rbp),
 u64@%rax, ?@RAW for one that cannot be decoded).
 
+A FILE must be a regular file: a named pipe, a device or a directory is
+reported without being opened for long (a named pipe is never waited on).
+The notes are read from the .note.stapsdt sections or, in a file without
+section headers, from its PT_NOTE segments, as readelf -n does.
+
 A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are
-still listed, and the exit status is 1. Usage errors exit with status 2.
+still listed, and the exit status is 1. Of the malformed notes of a file,
+the first 10 are reported one per line, then one line counts the others
+("N more malformed stapsdt notes"). A note section larger than 256 MiB
+(the notes of a million probe sites take about 66 MB), or one that runs
+past the end of its file, is reported instead of read, so that memory
+stays bounded by what a file holds. Usage errors exit with status 2.
 */
 package main
