@@ -90,3 +90,25 @@ func TestDamagedStatus(t *testing.T) {
 		}
 	}
 }
+
+// The symbols of a file that became a named pipe after its notes were read
+// are an error at once.
+func TestSymbolsNamedPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "prog")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&target{name: "prog", path: fifo}).symbols()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.HasSuffix(err.Error(), "is a named pipe") {
+			t.Errorf("symbols() = %v, want the named pipe refused", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("symbols() blocks on a named pipe")
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/bpf"
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/internal/regfile"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
@@ -34,12 +35,19 @@ type target struct {
 func (t *target) symbols() (map[string]uint64, error) {
 	if !t.symsSet {
 		t.symsSet = true
-		f, err := elf.Open(t.path)
+		// Not elf.Open: the file may have been replaced by a named
+		// pipe since its notes were read.
+		fd, err := regfile.Open(t.path)
 		if err != nil {
 			t.symsErr = err
 			return nil, err
 		}
-		defer f.Close()
+		defer fd.Close()
+		f, err := elf.NewFile(fd)
+		if err != nil {
+			t.symsErr = err
+			return nil, err
+		}
 		t.syms, t.symsErr = bpf.Symbols(f)
 	}
 	return t.syms, t.symsErr
