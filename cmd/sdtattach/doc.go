@@ -133,9 +133,9 @@ program that reads numbers only: it attaches faster and costs the traced
 process less per hit.
 
 PATH must be a regular file: a named pipe or a device is an error, at
-once. The notes are read as sdtlist reads them: a note section larger
-than 256 MiB is not read, and of a file's malformed notes the first 10
-are reported on standard error, then their count. The probes of the
+once. The notes are read as sdtlist reads them: at most 256 MiB of notes
+from a file, and of a file's malformed notes the first 10 are reported
+on standard error, then their count. The probes of the
 notes that could be decoded are attached and traced as usual, but
 sdtattach then exits with status 1, after its summary, as sdtlist does
 and as a tracer that refuses such a file would: the trace may lack

@@ -106,9 +106,10 @@ A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are
 still listed, and the exit status is 1. Of the malformed notes of a file,
 the first 10 are reported one per line, then one line counts the others
-("N more malformed stapsdt notes"). A note section larger than 256 MiB
-(the notes of a million probe sites take about 66 MB), or one that runs
-past the end of its file, is reported instead of read, so that memory
-stays bounded by what a file holds. Usage errors exit with status 2.
+("N more malformed stapsdt notes"). At most 256 MiB of notes are read
+from a file (those of a million probe sites take about 66 MB): a note
+section past that, or one that runs past the end of its file, is
+reported instead of read, so that memory stays bounded by what a file
+holds. Usage errors exit with status 2.
 */
 package main

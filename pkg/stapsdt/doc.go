@@ -21,11 +21,11 @@
 // PT_NOTE segments instead, as readelf -n does; the notes of other owners
 // found there are passed over.
 //
-// What is read is bounded: a note section (or segment) larger than
-// MaxSectionSize, or one that runs past the end of the file, is an error
-// that names it, and nothing is allocated for it; only the first
-// MaxFormatErrors malformed notes of a file are reported one by one, the
-// others are counted in one further error.
+// What is read is bounded: a note section (or segment) that runs past the
+// end of the file, or that would take the sections read from the file
+// past MaxReadSize, is an error that names it, and nothing is allocated
+// for it; only the first MaxFormatErrors malformed notes of a file are
+// reported one by one, the others are counted in one further error.
 //
 // Decoding the argument string is the job of package argspec.
 package stapsdt

@@ -120,7 +120,7 @@ func newFile(r io.ReaderAt, size int64) (*File, error) {
 	if s := ef.Section(BaseSection); s != nil {
 		f.BaseAddr, f.HasBase = s.Addr, true
 	}
-	nr := &noteReader{f: f, ef: ef, size: size, addrSize: 8}
+	nr := &noteReader{f: f, ef: ef, size: size, addrSize: 8, budget: readBudget}
 	if ef.Class == elf.ELFCLASS32 {
 		nr.addrSize = 4
 	}

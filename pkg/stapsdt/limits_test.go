@@ -45,8 +45,8 @@ func allocated(f func()) uint64 {
 }
 
 // A note section that claims more than the file holds, or more than
-// MaxSectionSize, is an error naming the file and the section, and
-// nothing is allocated for it.
+// MaxReadSize, is an error naming the file and the section, and nothing
+// is allocated for it.
 func TestHugeNoteSection(t *testing.T) {
 	dir := t.TempDir()
 	good := buildELF(elfSpec{class: elf.ELFCLASS64, order: binary.LittleEndian, typ: elf.ET_EXEC, machine: elf.EM_X86_64,
@@ -60,7 +60,7 @@ func TestHugeNoteSection(t *testing.T) {
 		wantProbes int
 	}{
 		// A 3 GB sparse file whose notes claim 2.5 GB.
-		{"over cap", 1 << 20, 5 << 29, 3 << 30, "section .note.stapsdt is 2684354560 bytes, more than the 268435456 (256 MiB) that are read", 0},
+		{"over cap", 1 << 20, 5 << 29, 3 << 30, "section .note.stapsdt is 2684354560 bytes, more than the 268435456 (256 MiB) read from a file", 0},
 		{"past end", noteOff, 200 << 20, 0, fmt.Sprintf("section .note.stapsdt (209715200 bytes at offset %#x) runs past the end of the file (%d bytes)", noteOff, len(good)), 0},
 		{"offset past end", 1 << 40, 64, 0, fmt.Sprintf("section .note.stapsdt (64 bytes at offset 0x10000000000) runs past the end of the file (%d bytes)", len(good)), 0},
 	} {
@@ -225,5 +225,60 @@ func TestOpenNotRegular(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("Open(%q) blocks", tt.name)
 		}
+	}
+}
+
+// sameBytesELF returns an ELF file whose n .note.stapsdt section headers
+// all name the same size bytes of zeros at offset 4096.
+func sameBytesELF(n int, size uint64) []byte {
+	le := binary.LittleEndian
+	shstr := "\x00.shstrtab\x00.note.stapsdt\x00"
+	const strOff, shOff = 64, 128
+	b := make([]byte, shOff+64*(n+2))
+	copy(b, "\x7fELF\x02\x01\x01")
+	le.PutUint16(b[16:], uint16(elf.ET_EXEC))
+	le.PutUint16(b[18:], uint16(elf.EM_X86_64))
+	le.PutUint32(b[20:], 1)
+	le.PutUint64(b[40:], shOff)
+	le.PutUint16(b[52:], 64)
+	le.PutUint16(b[58:], 64)
+	le.PutUint16(b[60:], uint16(n+2))
+	le.PutUint16(b[62:], 1)
+	copy(b[strOff:], shstr)
+	sh := func(i int, name uint32, typ elf.SectionType, off, size uint64) {
+		h := b[shOff+64*i:]
+		le.PutUint32(h, name)
+		le.PutUint32(h[4:], uint32(typ))
+		le.PutUint64(h[24:], off)
+		le.PutUint64(h[32:], size)
+		le.PutUint64(h[48:], 1)
+	}
+	sh(1, 1, elf.SHT_STRTAB, strOff, uint64(len(shstr)))
+	for i := range n {
+		sh(2+i, 11, elf.SHT_NOTE, 4096, size)
+	}
+	return append(b, make([]byte, 4096+int(size)-len(b))...)
+}
+
+// Section headers that name the same bytes again and again take them
+// from one budget: past MaxReadSize, the others are errors, not reads.
+func TestReadBudget(t *testing.T) {
+	defer func(b uint64) { readBudget = b }(readBudget)
+	readBudget = 1 << 20
+	data := sameBytesELF(8, 400<<10)
+	var (
+		f   *File
+		err error
+	)
+	n := allocated(func() { f, err = NewFile(bytes.NewReader(data)) })
+	if f == nil {
+		t.Fatalf("NewFile = %v", err)
+	}
+	want := "section .note.stapsdt is 409600 bytes, which with the 819200 read before it is more than the 1048576 (1 MiB) read from a file"
+	if c := strings.Count(err.Error(), want); c != 6 {
+		t.Errorf("NewFile error = %v, want %q for 6 sections", err, want)
+	}
+	if n > 2<<20 {
+		t.Errorf("NewFile allocated %d bytes, want at most the budget and a little", n)
 	}
 }

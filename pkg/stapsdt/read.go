@@ -8,13 +8,17 @@ import (
 	"slices"
 )
 
-// MaxSectionSize is the largest section that is read: a .note.stapsdt
-// section or a PT_NOTE segment and, in a relocatable object, the
-// relocations and symbols of the notes. A larger one is reported as an
-// error instead of being read, so that a damaged or hostile file cannot
-// make a reader allocate gigabytes. The notes of a program with 1,000,000
-// probe sites take about 66 MB.
-const MaxSectionSize = 256 << 20
+// MaxReadSize is the most bytes read from the sections of one file: its
+// .note.stapsdt sections or PT_NOTE segments and, in a relocatable
+// object, the relocations and symbols of the notes. A section that would
+// go past it is reported as an error instead of being read, so that a
+// damaged or hostile file (one huge section, or many section headers
+// naming the same bytes) cannot make a reader allocate gigabytes. The
+// notes of a program with 1,000,000 probe sites take about 66 MB.
+const MaxReadSize = 256 << 20
+
+// readBudget is MaxReadSize, lowered by tests.
+var readBudget uint64 = MaxReadSize
 
 // A noteReader reads the notes of one ELF file into f.Probes, from its
 // .note.stapsdt sections or, without section headers, from its PT_NOTE
@@ -24,6 +28,7 @@ type noteReader struct {
 	ef       *elf.File
 	size     int64 // of the file, -1 if unknown
 	addrSize int
+	budget   uint64 // of MaxReadSize, what is left to read
 	errs     errorList
 }
 
@@ -80,16 +85,21 @@ func (nr *noteReader) segments() {
 	}
 }
 
-// check refuses a region of the file that lies past its end or is larger
-// than MaxSectionSize, before anything is allocated for it. fileSize is
-// its size in the file, memSize once read (larger when compressed).
+// check refuses a region of the file that lies past its end or does not
+// fit in what is left of MaxReadSize, before anything is allocated for
+// it, and takes it from the budget otherwise. fileSize is its size in the
+// file, memSize once read (larger when compressed).
 func (nr *noteReader) check(what string, off, fileSize, memSize uint64) error {
-	if memSize > MaxSectionSize {
-		return fmt.Errorf("%s is %d bytes, more than the %d (%d MiB) that are read", what, memSize, MaxSectionSize, MaxSectionSize>>20)
-	}
 	if nr.size >= 0 && (off > uint64(nr.size) || fileSize > uint64(nr.size)-off) {
 		return fmt.Errorf("%s (%d bytes at offset %#x) runs past the end of the file (%d bytes)", what, fileSize, off, nr.size)
 	}
+	if memSize > nr.budget {
+		if read := readBudget - nr.budget; read > 0 {
+			return fmt.Errorf("%s is %d bytes, which with the %d read before it is more than the %d (%d MiB) read from a file", what, memSize, read, readBudget, readBudget>>20)
+		}
+		return fmt.Errorf("%s is %d bytes, more than the %d (%d MiB) read from a file", what, memSize, readBudget, readBudget>>20)
+	}
+	nr.budget -= memSize
 	return nil
 }
 
