@@ -27,6 +27,11 @@ const (
 // allocated whole, in memory that cannot be swapped out.
 const MaxRingSize = 1 << 30
 
+// SiteLimit is the largest Options.MaxSites: the most probe sites one
+// Program attaches. Its map of site specs then takes 304 MiB of kernel
+// memory.
+const SiteLimit = 1 << 20
+
 // Options configure a Program. The zero value gives the defaults.
 type Options struct {
 	// RingSize is the size of the ring buffer in bytes, a power of two
@@ -35,7 +40,7 @@ type Options struct {
 	// MaxRingSize.
 	RingSize int
 	// MaxSites is the most probe sites that can be attached
-	// (DefaultMaxSites if 0).
+	// (DefaultMaxSites if 0), at most SiteLimit.
 	MaxSites int
 	// StringSize is the most bytes kept of a string argument, at most
 	// MaxStringSize (DefaultStringSize if 0).
@@ -103,8 +108,8 @@ func Load(opts *Options) (*Program, error) {
 	if o.StringSize < 0 || o.StringSize > MaxStringSize {
 		return nil, fmt.Errorf("string size %d not in [1, %d]", o.StringSize, MaxStringSize)
 	}
-	if o.MaxSites < 0 {
-		return nil, fmt.Errorf("bad site count %d", o.MaxSites)
+	if o.MaxSites < 0 || o.MaxSites > SiteLimit {
+		return nil, fmt.Errorf("site count %d not in [1, %d]", o.MaxSites, SiteLimit)
 	}
 	if o.RingSize < 0 || o.RingSize&(o.RingSize-1) != 0 || o.RingSize%os.Getpagesize() != 0 {
 		return nil, fmt.Errorf("ring size %d not a power of two multiple of the page size", o.RingSize)

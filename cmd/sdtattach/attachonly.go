@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
 	"slices"
@@ -40,7 +42,10 @@ func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment,
 	if c.pid != 0 {
 		s.PIDs = append(s.PIDs, c.pid)
 	} else {
-		s.PIDs = <-pids
+		var ok bool
+		if s.PIDs, ok = <-pids; !ok {
+			return errors.New("interrupted while looking for the processes that map the files")
+		}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
@@ -49,16 +54,27 @@ func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment,
 
 // startMappers looks, in the background, for the processes that map the
 // files of atts: scanning /proc takes about as long as loading the
-// program, and overlaps it on another CPU.
-func startMappers(atts []attachment) <-chan []int {
+// program, and overlaps it on another CPU. The channel is closed without
+// a value when ctx is done first: reading /proc can block on a process
+// that holds its memory map lock, and a signal must still end sdtattach.
+func startMappers(ctx context.Context, atts []attachment) <-chan []int {
 	var ids []process.FileID
 	for _, a := range atts {
 		if len(a.sites) > 0 {
 			ids = append(ids, process.FileID{Dev: a.target.dev, Inode: a.target.ino})
 		}
 	}
+	found := make(chan []int, 1)
+	go func() { found <- mappers(ids) }()
 	ch := make(chan []int, 1)
-	go func() { ch <- mappers(ids) }()
+	go func() {
+		select {
+		case pids := <-found:
+			ch <- pids
+		case <-ctx.Done():
+			close(ch)
+		}
+	}()
 	return ch
 }
 

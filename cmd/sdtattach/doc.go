@@ -142,6 +142,20 @@ When no argument is read as a string, sdtattach loads a smaller BPF
 program that reads numbers only: it attaches faster and costs the traced
 process less per hit.
 
+PATH must be a regular file: a named pipe or a device is an error, at
+once. The notes are read as sdtlist reads them: at most 256 MiB of notes
+from a file, and of a file's malformed notes the first 10 are reported
+on standard error, then their count. The probes of the
+notes that could be decoded are attached and traced as usual, but
+sdtattach then exits with status 1, after its summary, as sdtlist does
+and as a tracer that refuses such a file would: the trace may lack
+probes the file meant to have. At most 1,048,576 probe sites are
+attached; more is an error before anything is attached.
+
+SIGINT and SIGTERM end sdtattach at any time: while it still reads files,
+a --types file (which may be a named pipe, as bash's <(...) gives) or
+the maps of processes, it exits with status 1 without attaching.
+
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
 and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); -p needs the
 right to read the process's maps. A kernel that lacks a feature gives an

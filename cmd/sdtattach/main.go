@@ -22,6 +22,11 @@ with -p. PROVIDER and NAME are globs; PATH may be a bare command or
 library name. TYPES lists per-argument types: str, strN (a string whose
 length is argument N), s8..s64, u8..u64, hex, or _ to drop the argument.
 
+PATH must be a regular file; at most 256 MiB of its notes are read, and
+at most 1048576 probe sites are attached. Malformed notes are
+reported (the first 10 of a file, then their count) and make the exit
+status 1; the other probes are still traced.
+
 Flags:
 `
 

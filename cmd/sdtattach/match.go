@@ -61,7 +61,9 @@ func selectProbes(specs []probespec.Spec, find func(probespec.Spec) ([]*target, 
 				k := key{t, site.Provider, site.Name}
 				p := byKey[k]
 				if p == nil {
-					p = &probe{target: t, provider: site.Provider, name: site.Name, spec: s}
+					// Copies: the notes' strings share the memory of
+					// the whole note section, which plan lets go.
+					p = &probe{target: t, provider: strings.Clone(site.Provider), name: strings.Clone(site.Name), spec: s}
 					byKey[k] = p
 					out = append(out, p)
 				}

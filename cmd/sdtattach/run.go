@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/bpf"
-	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
 // flushInterval bounds how long an event waits, in the ring buffer and
@@ -44,32 +43,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	var types typeSource
-	if c.typesFile != "" {
-		if types, err = loadTypes(c.typesFile); err != nil {
-			return err
-		}
-	}
-	ts := &targets{logger: logger}
-	find := ts.fileTargets
-	if c.pid != 0 {
-		pt, err := newProcTargets(c.pid)
-		if err != nil {
-			return err
-		}
-		find = func(s probespec.Spec) ([]*target, error) { return pt.find(ts, s) }
-	}
-	probes, err := selectProbes(c.specs, find)
+	sel, err := selectSites(ctx, c, logger)
 	if err != nil {
 		return exitedError(c.pid, err)
 	}
-	atts, sites := plan(probes, types, logger)
+	probes, atts, sites, damaged := sel.probes, sel.atts, sel.sites, sel.damaged
 	if len(sites) == 0 {
 		return errors.New("no probe site can be attached")
 	}
 	var pids <-chan []int
 	if c.attachOnly && c.pid == 0 {
-		pids = startMappers(atts)
+		pids = startMappers(ctx, atts)
 	}
 	prog, err := bpf.Load(&bpf.Options{
 		RingSize:      c.bufsize,
@@ -89,15 +73,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if c.attachOnly {
-		return attachOnly(c, stdout, probes, atts, pids)
+		return damaged.status(attachOnly(c, stdout, probes, atts, pids))
 	}
 	out := newOutput(stdout, sites, logger)
 	err = stream(ctx, c, prog, out)
 	summary(logger, out, probes)
 	if errors.Is(err, syscall.EPIPE) {
-		return nil
+		err = nil
 	}
-	return err
+	return damaged.status(err)
 }
 
 // stream copies events to out until the -n count, the -d duration, a

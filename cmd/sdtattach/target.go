@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/internal/regfile"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
@@ -33,12 +35,19 @@ type target struct {
 func (t *target) symbols() (map[string]uint64, error) {
 	if !t.symsSet {
 		t.symsSet = true
-		f, err := elf.Open(t.path)
+		// Not elf.Open: the file may have been replaced by a named
+		// pipe since its notes were read.
+		fd, err := regfile.Open(t.path)
 		if err != nil {
 			t.symsErr = err
 			return nil, err
 		}
-		defer f.Close()
+		defer fd.Close()
+		f, err := elf.NewFile(fd)
+		if err != nil {
+			t.symsErr = err
+			return nil, err
+		}
 		t.syms, t.symsErr = bpf.Symbols(f)
 	}
 	return t.syms, t.symsErr
@@ -47,9 +56,10 @@ func (t *target) symbols() (map[string]uint64, error) {
 // targets holds the files opened so far, each once, in the order they
 // were first named.
 type targets struct {
-	logger *log.Logger
-	list   []*target
-	byID   map[[2]uint64]*target
+	logger  *log.Logger
+	list    []*target
+	byID    map[[2]uint64]*target
+	damaged []string // files with malformed notes, reported
 }
 
 // open returns the target for the file at path, reading its probes on the
@@ -72,9 +82,12 @@ func (ts *targets) open(name, path string) (*target, error) {
 	if f == nil {
 		return nil, err
 	}
-	if err != nil && ts.logger != nil {
+	if err != nil {
 		// The probes of the notes that could be decoded are still usable.
-		ts.logger.Print(err)
+		ts.damaged = append(ts.damaged, name)
+		if ts.logger != nil {
+			cli.Print(ts.logger, err)
+		}
 	}
 	t := &target{name: name, path: path, dev: id[0], ino: id[1], file: f}
 	if ts.byID == nil {

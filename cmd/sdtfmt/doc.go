@@ -175,7 +175,9 @@ A line that holds no record is reported on standard error as
 
 (without FILE for standard input; "line N (truncated)" for a last line
 with no newline) and skipped; the other lines are formatted, and the exit
-status is 1. So is it for a FILE that cannot be opened. In the summary
+status is 1. A line longer than 1 MiB (those of sdtattach take a few KiB)
+is skipped so too, "longer than 1048576 bytes; skipped", without being
+held in memory. So is it for a FILE that cannot be opened. In the summary
 modes, lost events are reported on standard error. Usage errors exit
 with status 2: among them a flag given an empty or malformed value
 (--hist "", --interval 0) and a probe pattern no probe could match (an

@@ -23,6 +23,8 @@ people: one line per event, or counts, histograms and latencies. Probe
 sites listed by sdtlist are shown as sdtlist -t shows them.
 
 KEY is pid, tid, comm, argN (from 0) or the name of a --types field.
+Lines that hold no record, or are longer than 1 MiB, are reported and
+skipped.
 
 Flags:
 `

@@ -69,7 +69,10 @@ The flags are:
 		8f@.LC0(%rip)); any other argument whose turn is float takes
 		reg.
 	--sites N
-		Give each probe N sites (default 1).
+		Give each probe N sites (default 1). A program has at most
+		1048576 sites over all its probes: more is an error before
+		anything is written (a program of a million sites takes about
+		1.5 GB to write, and sdtattach attaches no more).
 	--manifest FILE
 		Write a JSON description of the program to FILE, as it is
 		before --corrupt.

@@ -60,9 +60,17 @@ type siteRecord struct {
 	pc elfwriter.Label
 }
 
+// maxSites is the most probe sites of a program, over all its probes:
+// as many as sdtattach attaches, in notes well under what readers take.
+// Writing one takes about 1.5 KB of memory a site.
+const maxSites = 1 << 20
+
 // generate writes the program firing probes and returns it with its
 // manifest.
 func generate(probes []*probe, opts options) (*elfwriter.Image, *manifest, error) {
+	if n := len(probes) * max(opts.sites, 1); n > maxSites {
+		return nil, nil, fmt.Errorf("%d probes of %d sites each are %d sites, more than the %d a program may have", len(probes), opts.sites, n, maxSites)
+	}
 	if opts.arch != "" && opts.arch != "amd64" {
 		return generateArch(probes, opts)
 	}

@@ -73,7 +73,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&archName, "arch", archName, "write the program for `ARCH`: amd64, arm64, 386 or s390x")
 	fs.BoolVar(&c.opts.semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
 	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm,float)")
-	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites")
+	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites (at most 1048576 sites in all)")
 	fs.StringVar(&c.manifest, "manifest", "", "write the JSON manifest to `FILE`")
 	fs.StringVar(&corrupt, "corrupt", "", "write a defect of `KIND` into the notes: "+strings.Join(corruptions, ", "))
 	args, cppFlags := stapOptions(args)
@@ -134,8 +134,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	case c.out == "":
 		return usage("no -o PROG")
 	}
-	if c.opts.sites < 1 {
-		return usage("--sites %d: want at least 1", c.opts.sites)
+	if c.opts.sites < 1 || c.opts.sites > maxSites {
+		return usage("--sites %d: want at least 1 and at most %d", c.opts.sites, maxSites)
 	}
 	if c.opts.forms, err = parseForms(forms); err != nil {
 		return usage("--forms: %v", err)

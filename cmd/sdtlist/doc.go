@@ -116,11 +116,21 @@ with those as escapes ("\x1b[31mp"), so that what a file names its probes
 cannot drive the terminal; NDJSON gives the strings as they are, escaped
 as JSON requires.
 
+A FILE must be a regular file: a named pipe, a device or a directory is
+reported without being opened for long (a named pipe is never waited on).
+The notes are read from the .note.stapsdt sections or, in a file without
+section headers, from its PT_NOTE segments, as readelf -n does.
+
 A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are
 still listed, and the exit status is 1. So is it, with -p, for a process
 that does not exist or may not be inspected, and for a zombie, which has
 exited and whose parent has not reaped it: it maps nothing left to list.
-Usage errors exit with status 2.
+Of the malformed notes of a file, the first 10 are reported one per line,
+then one line counts the others ("N more malformed stapsdt notes"). At
+most 256 MiB of notes are read from a file (those of a million probe
+sites take about 66 MB): a note section past that, or one that runs past
+the end of its file, is reported instead of read, so that memory stays
+bounded by what a file holds. Usage errors exit with status 2.
 */
 package main

@@ -28,13 +28,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	failed := false
 	if c.pid != 0 {
 		if err := listProcess(c, out, logger); err != nil {
-			logger.Print(err)
+			cli.Print(logger, err)
 			failed = true
 		}
 	} else {
 		for _, name := range c.files {
 			if err := listFile(name, c.patterns, out); err != nil {
-				logger.Print(err)
+				cli.Print(logger, err)
 				failed = true
 			}
 		}

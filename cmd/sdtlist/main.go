@@ -21,6 +21,10 @@ process maps, as one JSON object per site per line.
 PATTERN is a glob on PROVIDER:NAME, such as 'node:http__*' or '*:gc*';
 a pattern without ':' matches the probe name.
 
+A FILE must be a regular file. At most 256 MiB of notes are read from
+a file; of its malformed notes, the first 10 are reported, then their
+count.
+
 Flags:
 `
 

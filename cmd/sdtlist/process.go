@@ -10,6 +10,7 @@ import (
 	"log"
 	"sync"
 
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"github.com/sdtkit/sdtkit/pkg/uprobes"
@@ -33,7 +34,7 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 	failed := false
 	for _, o := range process.Objects(c.pid, maps) {
 		if err := listObject(c, &o, mem, memErr, out); err != nil {
-			logger.Print(err)
+			cli.Print(logger, err)
 			failed = true
 		}
 	}
@@ -55,9 +56,7 @@ func listObject(c *config, o *process.Object, mem *process.Mem, memErr error, ou
 	if errors.Is(ferr, stapsdt.ErrNotELF) {
 		return nil
 	}
-	if ferr != nil {
-		ferr = fmt.Errorf("%s: %w", o.Path, ferr)
-	}
+	ferr = inFile(o.Path, ferr)
 	if f == nil || len(f.Probes) == 0 {
 		return ferr
 	}
@@ -68,6 +67,23 @@ func listObject(c *config, o *process.Object, mem *process.Mem, memErr error, ou
 		return errors.Join(err, ferr)
 	}
 	return ferr
+}
+
+// inFile puts the file name in front of err or, when err joins several
+// (malformed notes), of each of them, as stapsdt.Open does.
+func inFile(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	var errs []error
+	for _, e := range j.Unwrap() {
+		errs = append(errs, fmt.Errorf("%s: %w", name, e))
+	}
+	return errors.Join(errs...)
 }
 
 // liveSite reads the run-time state of one site: its address, whether a

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
 )
 
 // ErrUsage and ErrFailed tell Exit which status to use when the message
@@ -35,8 +36,17 @@ func Status(err error) int {
 	case errors.Is(err, ErrFailed):
 		return 1
 	}
-	log.Print(err)
+	Print(log.Default(), err)
 	return 1
+}
+
+// Print prints err through logger, each of its lines as a message of its
+// own, so that every error of several joined by errors.Join starts with
+// the logger's prefix, the tool's name.
+func Print(logger *log.Logger, err error) {
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		logger.Print(line)
+	}
 }
 
 // FlagSet returns a flag set for the command name whose usage message is

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
 	"testing"
 )
 
@@ -13,7 +14,8 @@ func TestStatus(t *testing.T) {
 	var buf bytes.Buffer
 	log.SetOutput(&buf)
 	log.SetFlags(0)
-	t.Cleanup(func() { log.SetOutput(nil) })
+	log.SetPrefix("tool: ")
+	t.Cleanup(func() { log.SetOutput(os.Stderr); log.SetPrefix("") })
 	for _, tt := range []struct {
 		err     error
 		want    int
@@ -24,7 +26,8 @@ func TestStatus(t *testing.T) {
 		{ErrUsage, 2, ""},
 		{fmt.Errorf("bad flag: %w", ErrUsage), 2, ""},
 		{ErrFailed, 1, ""},
-		{errors.New("open x: no such file"), 1, "open x: no such file\n"},
+		{errors.New("open x: no such file"), 1, "tool: open x: no such file\n"},
+		{errors.Join(errors.New("x: bad note"), errors.New("x: 3 more")), 1, "tool: x: bad note\ntool: x: 3 more\n"},
 	} {
 		buf.Reset()
 		if got := Status(tt.err); got != tt.want || buf.String() != tt.printed {

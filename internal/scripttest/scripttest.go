@@ -20,6 +20,7 @@ func Cmds() map[string]script.Cmd {
 	return map[string]script.Cmd{
 		"jsonget":       JSONGet(),
 		"readelf-agree": ReadelfAgree(),
+		"strip-shdrs":   StripSectionHeaders(),
 		"uprobe":        Uprobe(),
 		"waitfile":      WaitFile(),
 		"waitsites":     WaitSites(),

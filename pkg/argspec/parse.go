@@ -182,6 +182,9 @@ func parseArg(a *Arg, tok string) error {
 		}
 		a.Reloc = RelocGOTOFF
 		op = op[:i] + rest
+		if op == "" {
+			return fmt.Errorf("@%s without an operand", RelocGOTOFF)
+		}
 	}
 	return parseOperand(a, op)
 }

@@ -201,6 +201,7 @@ func TestParseAMD64(t *testing.T) {
 		{"8@4+(%rip)", `bad displacement "4+"`},
 		{"8@sym@GOTPCREL(%rip)", `relocation operator in "sym@GOTPCREL(%rip)" not supported`},
 		{"8@sym@GOTOFF(%rip)", `GOTOFF operand relative to %rip`},
+		{"8@@GOTOFF", `@GOTOFF without an operand`},
 		{"sym@GOTPCREL(%rip)", `bad size "sym"`},
 	})
 }
@@ -239,6 +240,7 @@ func TestParse386(t *testing.T) {
 	})
 	testErrors(t, elf.EM_386, []errorTest{
 		{"4@g@GOTOFF", `GOTOFF operand without a base register`},
+		{"4@@GOTOFF", `@GOTOFF without an operand`},
 		{"4@g@GOTOFF(,%eax,4)", `GOTOFF operand without a base register`},
 		{"4@12@GOTOFF(%eax)", `GOTOFF operand without a symbol`},
 		{"4@g@GOT(%eax)", `relocation operator in "g@GOT(%eax)" not supported`},

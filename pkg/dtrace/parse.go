@@ -197,6 +197,13 @@ func (p *parser) newArg(toks []token, n int) (Arg, error) {
 	if !hasType(words) {
 		return a, p.lex.errorf(toks[0].line, toks[0].col, "arg%d has no type", n)
 	}
+	for i, w := range words {
+		// A tag must follow: "struct *" is no type, and would be read
+		// back with its argument's name as the tag.
+		if (w == "struct" || w == "union" || w == "enum") && (i+1 == len(words) || words[i+1] == "*" || typeWord[words[i+1]]) {
+			return a, p.lex.errorf(toks[i].line, toks[i].col, "%s without a tag in arg%d", w, n)
+		}
+	}
 	a.Type = joinType(words)
 	return a, nil
 }

@@ -17,6 +17,6 @@
 // A Reader splits its input into lines and decodes each with a scanner
 // written for this shape: the per-event path allocates only for string
 // values, so that a formatter keeps up with a million events a second. A
-// line that is not a record yields a *LineError; the next call goes on
-// with the next line.
+// line that is not a record, or is longer than MaxLineSize, yields a
+// *LineError; the next call goes on with the next line.
 package event

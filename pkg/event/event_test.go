@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -120,6 +121,68 @@ func TestValue(t *testing.T) {
 		u, ok := tt.v.Uint64()
 		if s := tt.v.String(); s != tt.text || u != tt.u || ok != tt.uok {
 			t.Errorf("%+v: String, Uint64 = %q, %d, %v, want %q, %d, %v", tt.v, s, u, ok, tt.text, tt.u, tt.uok)
+		}
+	}
+}
+
+// longLine reads as n bytes of 'x' and a newline, then rest, without
+// holding them.
+type longLine struct {
+	n    int
+	rest string
+}
+
+func (l *longLine) Read(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		for i := range k {
+			p[i] = 'x'
+		}
+		l.n -= k
+		return k, nil
+	}
+	if l.n == 0 {
+		p[0] = '\n'
+		l.n = -1
+		return 1, nil
+	}
+	if l.rest == "" {
+		return 0, io.EOF
+	}
+	k := copy(p, l.rest)
+	l.rest = l.rest[k:]
+	return k, nil
+}
+
+// A line longer than MaxLineSize is skipped in bounded memory, and the
+// lines after it are read as usual.
+func TestReaderLineTooLong(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{100 << 20, "line 1: longer than 1048576 bytes; skipped"},
+		{MaxLineSize + 1, "line 1: longer than 1048576 bytes; skipped"},
+		{MaxLineSize - 1, "line 1: invalid character 'x' looking for beginning of value"},
+	} {
+		r := NewReader(&longLine{n: tt.n, rest: "{\"lost\":3}\n"})
+		var e Event
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := r.Read(&e)
+		runtime.ReadMemStats(&after)
+		var le *LineError
+		if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), tt.want[:min(len(tt.want), 30)]) {
+			t.Errorf("Read of a %d-byte line = %v, want %s", tt.n, err, tt.want)
+		}
+		if tt.n > MaxLineSize && !errors.Is(err, ErrLineTooLong) {
+			t.Errorf("Read of a %d-byte line = %v, want ErrLineTooLong", tt.n, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 6*MaxLineSize {
+			t.Errorf("Read of a %d-byte line allocated %d bytes, want at most %d", tt.n, got, 6*MaxLineSize)
+		}
+		if k, err := r.Read(&e); err != nil || k != KindLost || e.Lost != 3 || r.Line() != 2 {
+			t.Errorf("Read after the long line = %v, %v, lost %d, line %d; want the lost record on line 2", k, err, e.Lost, r.Line())
 		}
 	}
 }

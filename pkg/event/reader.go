@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // A LineError reports a line that holds no record. Reading can go on.
@@ -23,6 +24,15 @@ func (e *LineError) Error() string {
 }
 
 func (e *LineError) Unwrap() error { return e.Err }
+
+// MaxLineSize is the longest line a Reader decodes: 1 MiB, where a line of
+// sdtattach takes a few KiB at most. A longer line is skipped without
+// being held in memory, and reported as a *LineError whose Err is
+// ErrLineTooLong.
+const MaxLineSize = 1 << 20
+
+// ErrLineTooLong is the error of a line longer than MaxLineSize.
+var ErrLineTooLong = fmt.Errorf("longer than %d bytes; skipped", MaxLineSize)
 
 // A Reader reads records, one per line. Blank lines are skipped.
 type Reader struct {
@@ -43,6 +53,9 @@ func NewReader(r io.Reader) *Reader {
 func (r *Reader) Read(e *Event) (Kind, error) {
 	for {
 		line, err := r.readLine()
+		if errors.Is(err, ErrLineTooLong) {
+			return 0, &LineError{Line: r.line, Truncated: len(line) == 0 || line[len(line)-1] != '\n', Err: err}
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -71,21 +84,41 @@ func (r *Reader) Line() int { return r.line }
 // returns without blocking. Writers flush their output when it is not.
 func (r *Reader) Buffered() bool { return r.br.Buffered() > 0 }
 
+// readLine returns the next line, with its newline unless it is the last
+// of the input. For a line longer than MaxLineSize, it reads to its end
+// and returns ErrLineTooLong with the line's last piece.
 func (r *Reader) readLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
+	tooLong := false
 	if errors.Is(err, bufio.ErrBufferFull) {
 		r.long = append(r.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			line, err = r.br.ReadSlice('\n')
-			r.long = append(r.long, line...)
+			switch {
+			case tooLong:
+			case len(r.long)+len(line) > MaxLineSize:
+				tooLong = true
+			default:
+				if cap(r.long)-len(r.long) < len(line) {
+					// Doubled, not grown by a quarter: a long line
+					// then costs twice its size, not five times.
+					r.long = slices.Grow(r.long, max(len(line), len(r.long)))
+				}
+				r.long = append(r.long, line...)
+			}
 		}
-		line = r.long
+		if !tooLong {
+			line = r.long
+		}
 	}
-	if len(line) > 0 {
+	if len(line) > 0 || tooLong {
 		r.line++
 		if err == io.EOF {
 			err = nil
 		}
+	}
+	if err == nil && tooLong {
+		err = ErrLineTooLong
 	}
 	return line, err
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/sdtkit/sdtkit/internal/regfile"
 )
 
 // An Object is one file mapped by a process: all the mappings of the same
@@ -89,11 +91,16 @@ func mapFilesPath(pid int, m Mapping) string {
 
 // Open opens the file of the object through HostPath. Errors say what
 // access is missing: opening a file through /proc/PID/root needs the access
-// that reading maps does, and through /proc/PID/map_files root.
+// that reading maps does, and through /proc/PID/map_files root. A path
+// that is no longer a regular file (a named pipe put in the place of a
+// mapped library) is refused without blocking.
 func (o *Object) Open() (*os.File, error) {
-	f, err := os.Open(o.HostPath)
+	f, err := regfile.Open(o.HostPath)
 	if err == nil {
 		return f, nil
+	}
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, fmt.Errorf("process %d: open mapped file %s: %w", o.Pid, o.Path, err)
 	}
 	a := accessRead
 	if strings.HasPrefix(o.HostPath, procPath(o.Pid, "map_files/")) {

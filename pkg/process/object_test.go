@@ -3,9 +3,12 @@ package process
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // testMaps is the maps of a process with an executable, a library mapped
@@ -121,5 +124,31 @@ func TestAddr(t *testing.T) {
 				t.Errorf("WritableAddr(%#x) = %#x, %v, want %#x, %v", tt.off, addr, ok, tt.writable, tt.wok)
 			}
 		})
+	}
+}
+
+// A mapped file whose path has become a named pipe is refused at once.
+func TestObjectOpenNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "lib.so")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := &Object{Pid: os.Getpid(), Path: "/usr/lib/lib.so", HostPath: fifo}
+	done := make(chan error, 1)
+	go func() {
+		f, err := o.Open()
+		if f != nil {
+			f.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		want := fmt.Sprintf("process %d: open mapped file /usr/lib/lib.so: open %s: is a named pipe", o.Pid, fifo)
+		if err == nil || err.Error() != want {
+			t.Errorf("Open() = %v, want %s", err, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open() blocks on a named pipe")
 	}
 }

@@ -16,7 +16,16 @@
 //
 // Only the ELF headers, the note sections and their relocations are read,
 // so listing the probes of a large runtime costs little more than reading
-// its notes.
+// its notes. A file without section headers (removed by strip
+// --strip-section-headers or sstrip) has its stapsdt notes read from its
+// PT_NOTE segments instead, as readelf -n does; the notes of other owners
+// found there are passed over.
+//
+// What is read is bounded: a note section (or segment) that runs past the
+// end of the file, or that would take the sections read from the file
+// past MaxReadSize, is an error that names it, and nothing is allocated
+// for it; only the first MaxFormatErrors malformed notes of a file are
+// reported one by one, the others are counted in one further error.
 //
 // Decoding the argument string is the job of package argspec.
 package stapsdt

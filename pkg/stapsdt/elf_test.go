@@ -39,6 +39,11 @@ type elfSpec struct {
 	notes   []testNote
 	rawNote []byte // used instead of notes when not nil
 	noBase  bool
+	// noSections leaves out the section headers and puts the notes in a
+	// PT_NOTE segment instead, as in a file whose section headers were
+	// stripped; noteAlign is the segment's alignment (4 if 0).
+	noSections bool
+	noteAlign  uint64
 }
 
 // buildELF writes a small but well-formed ELF file: a text and a data
@@ -137,9 +142,13 @@ func buildELF(s elfSpec) []byte {
 	if is64 {
 		ehsize, phentsize, shentsize = 64, 56, 64
 	}
-	phnum := 2
+	phnum, shnum := 2, len(secs)
 	if s.typ == elf.ET_REL {
 		phnum = 0
+	}
+	if s.noSections {
+		f = f[:shoff]
+		phnum, shnum, shoff = 3, 0, 0
 	}
 	addr(&h, uint64(ehsize)) // phoff
 	addr(&h, uint64(shoff))
@@ -148,16 +157,18 @@ func buildELF(s elfSpec) []byte {
 	binary.Write(&h, s.order, uint16(phentsize))
 	binary.Write(&h, s.order, uint16(phnum))
 	binary.Write(&h, s.order, uint16(shentsize))
-	binary.Write(&h, s.order, uint16(len(secs)))
-	binary.Write(&h, s.order, uint16(len(secs)-1))
+	binary.Write(&h, s.order, uint16(shnum))
+	binary.Write(&h, s.order, uint16(max(shnum-1, 0)))
 	for _, p := range []struct {
-		flags                     elf.ProgFlag
-		off, vaddr, filesz, memsz uint64
+		typ                              elf.ProgType
+		flags                            elf.ProgFlag
+		off, vaddr, filesz, memsz, align uint64
 	}{
-		{elf.PF_R | elf.PF_X, 0, textAddr, baseOff + 1, baseOff + 1},
-		{elf.PF_R | elf.PF_W, semaOff, dataAddr + semaOff, 8, 0x100},
+		{elf.PT_LOAD, elf.PF_R | elf.PF_X, 0, textAddr, baseOff + 1, baseOff + 1, 0x1000},
+		{elf.PT_LOAD, elf.PF_R | elf.PF_W, semaOff, dataAddr + semaOff, 8, 0x100, 0x1000},
+		{elf.PT_NOTE, elf.PF_R, noteOff, 0, uint64(len(notes)), 0, max(s.noteAlign, 4)},
 	}[:phnum] {
-		binary.Write(&h, s.order, uint32(elf.PT_LOAD))
+		binary.Write(&h, s.order, uint32(p.typ))
 		if is64 {
 			binary.Write(&h, s.order, uint32(p.flags))
 		}
@@ -169,7 +180,7 @@ func buildELF(s elfSpec) []byte {
 		if !is64 {
 			binary.Write(&h, s.order, uint32(p.flags))
 		}
-		addr(&h, 0x1000)
+		addr(&h, p.align)
 	}
 	copy(f, h.Bytes())
 	return f

@@ -39,3 +39,42 @@ func (e *OffsetError) Error() string {
 }
 
 func (e *OffsetError) Unwrap() error { return e.Err }
+
+// MaxFormatErrors is the number of malformed notes of a file reported one
+// by one, each as a *FormatError; the others are counted in one more
+// error, so that a file of a million damaged notes gives a few lines and
+// no million error values.
+const MaxFormatErrors = 10
+
+// errorList collects the errors of one file: every error about a section,
+// and the first MaxFormatErrors malformed notes.
+type errorList struct {
+	errs []error
+	more int // malformed notes past MaxFormatErrors
+	bad  int // malformed notes reported
+}
+
+func (l *errorList) add(err error) { l.errs = append(l.errs, err) }
+
+// note records a malformed note at file offset off. msg, which says what
+// is wrong with it, is only called for the notes that are reported. A nil
+// list drops the errors.
+func (l *errorList) note(off uint64, msg func() string) {
+	if l == nil {
+		return
+	}
+	if l.bad == MaxFormatErrors {
+		l.more++
+		return
+	}
+	l.bad++
+	l.errs = append(l.errs, &FormatError{Off: off, Msg: msg()})
+}
+
+// err returns the errors joined, or nil.
+func (l *errorList) err() error {
+	if l.more > 0 {
+		return errors.Join(append(l.errs, fmt.Errorf("%d more malformed stapsdt notes", l.more))...)
+	}
+	return errors.Join(l.errs...)
+}

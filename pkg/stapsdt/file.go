@@ -2,13 +2,12 @@ package stapsdt
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"slices"
+
+	"github.com/sdtkit/sdtkit/internal/regfile"
 )
 
 // Section names read by this package.
@@ -19,13 +18,19 @@ const (
 
 // Open reads the probes of the named ELF file.
 //
-// Errors name the file. When some notes are malformed, Open returns the
-// File with the probes it could decode together with an error that joins
-// one *FormatError per bad note, so that one damaged note does not hide the
-// others.
+// Errors name the file. The file must be a regular file: a named pipe or
+// a device is refused without being read, and without blocking. When some
+// notes are malformed, Open returns the File with the probes it could
+// decode together with an error that joins one *FormatError per bad note
+// (at most MaxFormatErrors, then one error that counts the others), so
+// that one damaged note does not hide the others.
 func Open(name string) (*File, error) {
-	fd, err := os.Open(name)
+	fd, err := regfile.Open(name)
 	if err != nil {
+		var te *regfile.TypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s: %w, %w", name, te, ErrNotELF)
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			// "FILE: no such file or directory", like the other errors.
@@ -36,26 +41,55 @@ func Open(name string) (*File, error) {
 	defer fd.Close()
 	st, err := fd.Stat()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	switch {
-	case st.IsDir():
-		return nil, fmt.Errorf("%s: is a directory", name)
-	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	case st.Size() == 0:
+	if st.Size() == 0 {
 		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNotELF)
 	}
-	f, err := NewFile(fd)
-	if err != nil {
-		err = fmt.Errorf("%s: %w", name, err)
+	f, err := newFile(fd, st.Size())
+	return f, nameErrors(name, err)
+}
+
+// nameErrors puts the file name in front of err or, when err joins
+// several, of each of them, so that each can be shown on its own line.
+func nameErrors(name string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return f, err
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := j.Unwrap()
+		named := make([]error, len(errs))
+		for i, e := range errs {
+			named[i] = fmt.Errorf("%s: %w", name, e)
+		}
+		return errors.Join(named...)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // NewFile reads the probes of the ELF file in r, which must start at
 // position 0. See Open for how errors are reported.
 func NewFile(r io.ReaderAt) (*File, error) {
+	return newFile(r, readerSize(r))
+}
+
+// readerSize returns the size of the data of r, or -1 when r does not
+// tell it.
+func readerSize(r io.ReaderAt) int64 {
+	switch r := r.(type) {
+	case interface{ Size() int64 }:
+		return r.Size()
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
+}
+
+// newFile is NewFile for a file of size bytes (-1 if unknown), which
+// bounds the notes it reads.
+func newFile(r io.ReaderAt, size int64) (*File, error) {
 	var magic [4]byte
 	if n, _ := r.ReadAt(magic[:], 0); n < 4 || string(magic[:]) != elf.ELFMAG {
 		return nil, ErrNotELF
@@ -86,32 +120,18 @@ func NewFile(r io.ReaderAt) (*File, error) {
 	if s := ef.Section(BaseSection); s != nil {
 		f.BaseAddr, f.HasBase = s.Addr, true
 	}
-	addrSize := 8
+	nr := &noteReader{f: f, ef: ef, size: size, addrSize: 8, budget: readBudget}
 	if ef.Class == elf.ELFCLASS32 {
-		addrSize = 4
+		nr.addrSize = 4
 	}
-	var errs []error
-	for i, s := range ef.Sections {
-		if s.Name != NoteSection || s.Type != elf.SHT_NOTE {
-			continue
-		}
-		data, err := s.Data()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("read %s: %w", NoteSection, err))
-			continue
-		}
-		if ef.Type == elf.ET_REL {
-			if err := relocate(ef, i, data, addrSize); err != nil {
-				errs = append(errs, fmt.Errorf("relocate %s: %w", NoteSection, err))
-			}
-		}
-		// data is not touched again: the probes' strings share it.
-		f.Probes = slices.Grow(f.Probes, countNotes(data, ef.ByteOrder))
-		errs = append(errs, parseNotes(data, ef.ByteOrder, addrSize, s.Offset, func(n rawNote) {
-			f.Probes = append(f.Probes, f.probe(n, s.Offset))
-		})...)
+	if len(ef.Sections) > 0 {
+		nr.sections()
+	} else {
+		// Without section headers (removed by strip or never written),
+		// notes are found as the loader sees them, as readelf -n does.
+		nr.segments()
 	}
-	return f, errors.Join(errs...)
+	return f, nr.errs.err()
 }
 
 // probe turns a raw note into a Probe: it applies the .stapsdt.base
@@ -190,62 +210,4 @@ func (f *File) inCode(addr uint64) bool {
 		}
 	}
 	return false
-}
-
-// relocate applies the relocations of section sec, as found in a
-// relocatable object, to data: each relocated address becomes the value of
-// its symbol plus the addend, the way readelf shows the notes of an object
-// file.
-func relocate(ef *elf.File, sec int, data []byte, addrSize int) error {
-	var syms []elf.Symbol
-	for _, rs := range ef.Sections {
-		if (rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL) || int(rs.Info) != sec {
-			continue
-		}
-		if syms == nil {
-			var err error
-			if syms, err = ef.Symbols(); err != nil {
-				return fmt.Errorf("read symbols: %w", err)
-			}
-		}
-		rdata, err := rs.Data()
-		if err != nil {
-			return fmt.Errorf("read %s: %w", rs.Name, err)
-		}
-		rela := rs.Type == elf.SHT_RELA
-		ent := 2 * addrSize
-		if rela {
-			ent += addrSize
-		}
-		for i := 0; i+ent <= len(rdata); i += ent {
-			off := readAddr(rdata[i:], ef.ByteOrder, addrSize)
-			info := readAddr(rdata[i+addrSize:], ef.ByteOrder, addrSize)
-			symIdx := info >> 32
-			if addrSize == 4 {
-				symIdx = info >> 8
-			}
-			if off > uint64(len(data)) || uint64(len(data))-off < uint64(addrSize) {
-				return fmt.Errorf("relocation at %#x is outside the section", off)
-			}
-			var val uint64
-			if symIdx > 0 && symIdx <= uint64(len(syms)) {
-				val = syms[symIdx-1].Value
-			}
-			if rela {
-				val += readAddr(rdata[i+2*addrSize:], ef.ByteOrder, addrSize)
-			} else {
-				val += readAddr(data[off:], ef.ByteOrder, addrSize)
-			}
-			writeAddr(data[off:], ef.ByteOrder, addrSize, val)
-		}
-	}
-	return nil
-}
-
-func writeAddr(b []byte, order binary.ByteOrder, size int, v uint64) {
-	if size == 4 {
-		order.PutUint32(b, uint32(v))
-		return
-	}
-	order.PutUint64(b, v)
 }

@@ -7,23 +7,29 @@ import (
 	"testing"
 )
 
-// FuzzParseNotes checks that no note section, however damaged, makes the
-// parser panic or read out of bounds, and that every decoded note lies
-// inside the data.
+// FuzzParseNotes checks that no note section or segment, however
+// damaged, makes the parser panic or read out of bounds, that every
+// decoded note lies inside the data, and that the errors kept stay few.
 func FuzzParseNotes(f *testing.F) {
-	f.Add(note(binary.LittleEndian, "stapsdt\x00", 3, append(make([]byte, 24), "p\x00q\x008@%rax\x00"...)), false, false)
-	f.Add(note(binary.BigEndian, "stapsdt\x00", 3, append(make([]byte, 12), "p\x00q\x00\x00"...)), true, true)
-	f.Fuzz(func(t *testing.T, data []byte, big, is32 bool) {
-		var order binary.ByteOrder = binary.LittleEndian
+	f.Add(note(binary.LittleEndian, "stapsdt\x00", 3, append(make([]byte, 24), "p\x00q\x008@%rax\x00"...)), false, false, false)
+	f.Add(note(binary.BigEndian, "stapsdt\x00", 3, append(make([]byte, 12), "p\x00q\x00\x00"...)), true, true, false)
+	f.Add(append(note(binary.LittleEndian, "GNU\x00", 3, make([]byte, 20)), note(binary.LittleEndian, "stapsdt\x00", 3, append(make([]byte, 24), "p\x00q\x00\x00"...))...), false, false, true)
+	f.Fuzz(func(t *testing.T, data []byte, big, is32, segment bool) {
+		l := notesLayout{order: binary.LittleEndian, addrSize: 8, align: 4, foreign: segment}
 		if big {
-			order = binary.BigEndian
+			l.order = binary.BigEndian
 		}
-		size := 8
 		if is32 {
-			size = 4
+			l.addrSize = 4
 		}
-		var notes []rawNote
-		parseNotes(data, order, size, 0, func(n rawNote) { notes = append(notes, n) })
+		if segment && !is32 {
+			l.align = 8
+		}
+		var (
+			notes []rawNote
+			errs  errorList
+		)
+		parseNotes(data, l, 0, &errs, func(n rawNote) { notes = append(notes, n) })
 		for _, n := range notes {
 			if n.off < 0 || n.off >= len(data) || n.descOff > len(data) {
 				t.Fatalf("note at %d (desc %d) outside %d bytes", n.off, n.descOff, len(data))
@@ -31,6 +37,9 @@ func FuzzParseNotes(f *testing.F) {
 			if n.provider == "" || n.name == "" {
 				t.Fatalf("note at %d decoded with an empty provider or name", n.off)
 			}
+		}
+		if len(errs.errs) > MaxFormatErrors {
+			t.Fatalf("%d errors kept, want at most %d", len(errs.errs), MaxFormatErrors)
 		}
 	})
 }

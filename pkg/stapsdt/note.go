@@ -23,46 +23,60 @@ type rawNote struct {
 	args           string
 }
 
-// parseNotes decodes the stapsdt notes of one .note.stapsdt section and
-// calls add for each, in order. It reads the data byte-wise, so any
-// alignment of data is fine, and it never reads past the end of data.
-// Notes of other owners or types are reported and skipped. On a
-// structural error, where the following notes cannot be located, it stops
-// there; the errors are returned after all the notes it could decode.
-// secOff is the section's file offset, used only in errors.
+// notesLayout says how the notes of a section or segment are laid out.
+// foreign is set in a PT_NOTE segment, whose notes of other owners and
+// types are not stapsdt notes gone wrong but a build ID or an ABI tag.
+type notesLayout struct {
+	order    binary.ByteOrder
+	addrSize int
+	align    uint64 // of each note's name and descriptor: 4, or 8 in some PT_NOTE segments
+	foreign  bool
+}
+
+// parseNotes decodes the stapsdt notes of one .note.stapsdt section or
+// PT_NOTE segment and calls add for each, in order. It reads the data
+// byte-wise, so any alignment of data is fine, and it never reads past the
+// end of data. Notes of other owners or types are reported, unless
+// l.foreign, and skipped. On a structural error, where the following
+// notes cannot be located, it stops there. Malformed notes go to errs,
+// unless it is nil.
+// secOff is the file offset of data, used only in errors.
 //
 // The strings of the notes share the memory of data, which the caller
 // must not modify afterwards: 20,000 notes then cost no allocation
 // instead of 60,000, or a copy of the section.
-func parseNotes(data []byte, order binary.ByteOrder, addrSize int, secOff uint64, add func(rawNote)) []error {
-	var (
-		errs []error
-		text string
-	)
+func parseNotes(data []byte, l notesLayout, secOff uint64, errs *errorList, add func(rawNote)) {
+	var text string
 	if len(data) > 0 {
 		text = unsafe.String(&data[0], len(data))
 	}
-	bad := func(off int, format string, args ...any) {
-		errs = append(errs, &FormatError{Off: secOff + uint64(off), Msg: fmt.Sprintf(format, args...)})
-	}
+	order := l.order
 	for off := 0; off < len(data); {
+		at := secOff + uint64(off)
 		if len(data)-off < 12 {
-			bad(off, "truncated note header: %d bytes left, need 12", len(data)-off)
+			errs.note(at, func() string { return fmt.Sprintf("truncated note header: %d bytes left, need 12", len(data)-off) })
 			break
 		}
 		namesz := uint64(order.Uint32(data[off:]))
 		descsz := uint64(order.Uint32(data[off+4:]))
 		typ := order.Uint32(data[off+8:])
+		// The descriptor and the next note start at multiples of the
+		// alignment from the start of the note: with 8, a 4-byte name
+		// needs no padding.
 		nameOff := uint64(off) + 12
-		descOff := nameOff + align4(namesz)
-		end := descOff + align4(descsz)
+		descOff := uint64(off) + alignUp(12+namesz, l.align)
+		end := descOff + alignUp(descsz, l.align)
 		left := uint64(len(data))
 		if descOff > left || nameOff+namesz > left {
-			bad(off, "namesz %d runs past the end of the section (%d bytes left)", namesz, left-nameOff)
+			errs.note(at, func() string {
+				return fmt.Sprintf("namesz %d runs past the end of the section (%d bytes left)", namesz, left-nameOff)
+			})
 			break
 		}
 		if descOff+descsz > left {
-			bad(off, "descsz %d runs past the end of the section (%d bytes left)", descsz, left-descOff)
+			errs.note(at, func() string {
+				return fmt.Sprintf("descsz %d runs past the end of the section (%d bytes left)", descsz, left-descOff)
+			})
 			break
 		}
 		if end > left {
@@ -72,15 +86,21 @@ func parseNotes(data []byte, order binary.ByteOrder, addrSize int, secOff uint64
 		name := data[nameOff : nameOff+namesz]
 		desc := data[descOff : descOff+descsz]
 		next := int(end)
+		owner := string(bytes.TrimRight(name, "\x00")) == noteOwner && len(name) > 0 && name[len(name)-1] == 0
 		switch {
-		case string(bytes.TrimRight(name, "\x00")) != noteOwner || len(name) == 0 || name[len(name)-1] != 0:
-			bad(off, "owner %q, want %q", name, noteOwner+"\x00")
+		case l.foreign && (!owner || typ != ntStapsdt):
+		case !owner:
+			errs.note(at, func() string { return fmt.Sprintf("owner %q, want %q", name, noteOwner+"\x00") })
 		case typ != ntStapsdt:
-			bad(off, "type %d, want %d (NT_STAPSDT)", typ, ntStapsdt)
+			errs.note(at, func() string { return fmt.Sprintf("type %d, want %d (NT_STAPSDT)", typ, ntStapsdt) })
+		case len(desc) < 3*l.addrSize:
+			errs.note(at, func() string {
+				return fmt.Sprintf("descriptor of %d bytes is too short for three %d-byte addresses", len(desc), l.addrSize)
+			})
 		default:
-			n, err := decodeDesc(desc, text[descOff:descOff+descsz], order, addrSize)
-			if err != "" {
-				bad(off, "%s", err)
+			n, msg := decodeDesc(desc, text[descOff:descOff+descsz], order, l.addrSize)
+			if msg != "" {
+				errs.note(at, func() string { return msg })
 				break
 			}
 			n.off, n.descOff = off, int(descOff)
@@ -88,26 +108,31 @@ func parseNotes(data []byte, order binary.ByteOrder, addrSize int, secOff uint64
 		}
 		off = next
 	}
-	return errs
 }
 
 // decodeDesc decodes a stapsdt descriptor: three addresses, then provider,
-// name and argument string, each NUL-terminated.
-// descText is desc as a string, from which the strings are cut.
+// name and argument string, each NUL-terminated. descText is desc as a
+// string, from which the strings are cut. What is wrong with a malformed
+// descriptor is returned as a constant message, which costs nothing when
+// it is not reported.
 func decodeDesc(desc []byte, descText string, order binary.ByteOrder, addrSize int) (rawNote, string) {
 	var n rawNote
 	if len(desc) < 3*addrSize {
-		return n, fmt.Sprintf("descriptor of %d bytes is too short for three %d-byte addresses", len(desc), addrSize)
+		return n, "descriptor is too short for three addresses"
 	}
 	n.pc = readAddr(desc, order, addrSize)
 	n.base = readAddr(desc[addrSize:], order, addrSize)
 	n.sema = readAddr(desc[2*addrSize:], order, addrSize)
 	rest := descText[3*addrSize:]
 	var strs [3]string
-	for i, what := range [3]string{"provider", "name", "argument string"} {
+	for i, unterminated := range [3]string{
+		"provider is not NUL-terminated",
+		"name is not NUL-terminated",
+		"argument string is not NUL-terminated",
+	} {
 		j := strings.IndexByte(rest, 0)
 		if j < 0 {
-			return n, fmt.Sprintf("%s is not NUL-terminated", what)
+			return n, unterminated
 		}
 		strs[i] = rest[:j]
 		rest = rest[j+1:]
@@ -119,15 +144,12 @@ func decodeDesc(desc []byte, descText string, order binary.ByteOrder, addrSize i
 	return n, ""
 }
 
-// countNotes counts the notes of data, to size the probes in one
-// allocation; it stops where the data stops making sense.
-func countNotes(data []byte, order binary.ByteOrder) int {
+// countNotes counts the notes of data that parseNotes decodes, to size
+// the probes in one allocation: neither a section of junk nor one of
+// damaged stapsdt notes reserves a probe per note.
+func countNotes(data []byte, l notesLayout) int {
 	n := 0
-	for off := uint64(0); off+12 <= uint64(len(data)); n++ {
-		namesz := uint64(order.Uint32(data[off:]))
-		descsz := uint64(order.Uint32(data[off+4:]))
-		off += 12 + align4(namesz) + align4(descsz)
-	}
+	parseNotes(data, l, 0, nil, func(rawNote) { n++ })
 	return n
 }
 
@@ -138,4 +160,5 @@ func readAddr(b []byte, order binary.ByteOrder, size int) uint64 {
 	return order.Uint64(b)
 }
 
-func align4(n uint64) uint64 { return (n + 3) &^ 3 }
+// alignUp rounds n up to a multiple of a, a power of two.
+func alignUp(n, a uint64) uint64 { return (n + a - 1) &^ (a - 1) }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"log"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+)
+
+// manySites returns a probe of n sites in one file whose argument strings
+// alternate between args0 and args1; every site past good has no file
+// offset.
+func manySites(n, good int, args0, args1 string) *probe {
+	f := &stapsdt.File{Machine: elf.EM_X86_64, Probes: make([]stapsdt.Probe, n)}
+	p := &probe{target: &target{name: "prog", file: f}, provider: "p", name: "q", sites: make([]int, n)}
+	for i := range f.Probes {
+		args := args0
+		if i%2 == 1 {
+			args = args1
+		}
+		f.Probes[i] = stapsdt.Probe{Provider: "p", Name: "q", Args: args, PC: 0x1000 + uint64(i), PCOffset: uint64(i)}
+		if i >= good {
+			f.Probes[i].PCOffsetErr = fmt.Errorf("pc %#x is in no PT_LOAD segment", f.Probes[i].PC)
+		}
+		p.sites[i] = i
+	}
+	return p
+}
+
+// The memory of a plan is that of its BPF sites, allocated once, and a
+// site table entry per site: the sites that share an argument string
+// share its parse and its site.
+func TestPlanMemory(t *testing.T) {
+	const n = 200000
+	p := manySites(n, n, "-4@%edi 8@%rax", "-4@-4(%rbp) 8@8(%rsp)")
+	var (
+		atts  []attachment
+		table []*site
+	)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var stderr bytes.Buffer
+	atts, table = plan([]*probe{p}, nil, log.New(&stderr, "", 0))
+	runtime.ReadMemStats(&after)
+
+	// A BPF site and a table entry, with some slack.
+	perSite := uint64(unsafe.Sizeof(bpf.Site{}) + unsafe.Sizeof(&site{}) + 16)
+	if got, limit := after.TotalAlloc-before.TotalAlloc, n*perSite+1<<20; got > limit {
+		t.Errorf("plan of %d sites allocated %d bytes (%d a site), want at most %d", n, got, got/n, limit)
+	}
+	if len(atts) != 1 || len(atts[0].sites) != n || cap(atts[0].sites) != n || len(table) != n {
+		t.Fatalf("plan gave %d attachments, %d sites (cap %d), %d table entries; want 1, %d, %d, %d",
+			len(atts), len(atts[0].sites), cap(atts[0].sites), len(table), n, n, n)
+	}
+	if table[0] == table[1] || table[0] != table[2] || table[1] != table[n-1] {
+		t.Error("sites with the same arguments do not share their site entry, or sites with others do")
+	}
+	if s := atts[0].sites[n-1]; s.Offset != n-1 || s.Spec.NumArgs() != 2 {
+		t.Errorf("last site = offset %d, %d args; want %d, 2", s.Offset, s.Spec.NumArgs(), n-1)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("plan reported %s", stderr.String())
+	}
+}
+
+// An argument that cannot be read is reported once for the probe, and
+// each of its sites shows it as null without reporting it again.
+func TestPlanArgErrors(t *testing.T) {
+	p := manySites(100, 100, "-4@%edi 8f@%xmm0", "-4@-4(%rbp) 8f@%xmm1")
+	var stderr bytes.Buffer
+	_, table := plan([]*probe{p}, nil, log.New(&stderr, "", 0))
+	if c := strings.Count(stderr.String(), "floating-point register"); c != 1 {
+		t.Errorf("unreadable argument reported %d times, want once:\n%s", c, stderr.String())
+	}
+	for i, s := range table {
+		if !s.noted.Has(1) || s.noted.Has(0) {
+			t.Fatalf("site %d: arguments noted as unreadable %#x, want only argument 1", i, s.noted)
+		}
+	}
+}
+
+// Sites left out are reported one by one up to maxLeftOut, then counted.
+func TestPlanLeftOut(t *testing.T) {
+	p := manySites(100, 5, "-4@%edi", "8@%rax")
+	var stderr bytes.Buffer
+	atts, table := plan([]*probe{p}, nil, log.New(&stderr, "", 0))
+	if len(atts[0].sites) != 5 || len(table) != 5 {
+		t.Errorf("plan kept %d sites, %d table entries; want 5", len(atts[0].sites), len(table))
+	}
+	out := stderr.String()
+	if c := strings.Count(out, "left out: pc"); c != maxLeftOut {
+		t.Errorf("%d sites reported left out, want %d:\n%s", c, maxLeftOut, out)
+	}
+	if want := fmt.Sprintf("prog: p:q: %d more sites left out\n", 95-maxLeftOut); !strings.Contains(out, want) {
+		t.Errorf("stderr = %q, want it to end with %q", out, want)
+	}
+}
