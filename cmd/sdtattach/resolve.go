@@ -28,7 +28,7 @@ type damaged []string
 // -p, the maps of the process, and plans the sites to attach. Reading can
 // block (a named pipe given as --types, a process that holds its memory
 // map lock, a hung network file system), so it is done aside, and
-// selectSites gives up as soon as ctx is done, on SIGINT or SIGTERM:
+// selectSites gives up as soon as ctx is done, on SIGINT, SIGTERM or SIGHUP:
 // nothing is attached yet, and what is left behind ends with the process.
 func selectSites(ctx context.Context, c *config, logger *log.Logger) (*selection, error) {
 	type result struct {
