@@ -19,6 +19,7 @@ import (
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 const demo = "../../pkg/stapsdt/testdata/demo"
@@ -306,5 +307,9 @@ func TestExitedError(t *testing.T) {
 		if got := exitedError(tt.pid, cause); got.Error() != tt.want {
 			t.Errorf("exitedError(%d, %q) = %q, want %q", tt.pid, cause, got, tt.want)
 		}
+	}
+	gone := fmt.Errorf("process %d: %w", pid, process.ErrNoProcess)
+	if got := exitedError(pid, gone); got != gone {
+		t.Errorf("exitedError(%d, %q) = %q, want it unchanged", pid, gone, got)
 	}
 }

@@ -13,9 +13,10 @@ import (
 
 // exitedError returns err, or when the -p process pid has exited since
 // it was found, an error that says so: the files it mapped, reached
-// through /proc/PID/root, are gone with it.
+// through /proc/PID/root, are gone with it. An error that already says
+// the process is gone is returned as it is.
 func exitedError(pid int, err error) error {
-	if pid != 0 && errors.Is(process.Exists(pid), process.ErrNoProcess) {
+	if pid != 0 && !errors.Is(err, process.ErrNoProcess) && errors.Is(process.Exists(pid), process.ErrNoProcess) {
 		return fmt.Errorf("process %d exited while attaching", pid)
 	}
 	return err
