@@ -253,6 +253,22 @@ func waitExec(t *testing.T, pid int, path string) {
 	t.Fatalf("process %d did not start %s within 10s", pid, path)
 }
 
+// startDemo starts the demo firing its probes every 10 ms until the test
+// ends, and returns once it runs.
+func startDemo(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(demo, "0", "10")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	waitExec(t, cmd.Process.Pid, demo)
+	return cmd
+}
+
 // TestSemaphore checks that attaching raises the semaphores of a running
 // process, one count per site, and Close lowers them again.
 func TestSemaphore(t *testing.T) {
@@ -261,13 +277,7 @@ func TestSemaphore(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			ss, f := sites(t, demo, nil)
-			cmd := exec.Command(demo, "0", "10")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Wait()
-			defer cmd.Process.Kill()
-			waitExec(t, cmd.Process.Pid, demo)
+			cmd := startDemo(t)
 			mem, err := os.Open(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "mem"))
 			if err != nil {
 				t.Fatal(err)

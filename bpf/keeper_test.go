@@ -3,7 +3,6 @@ package bpf
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,13 +53,7 @@ func TestKeeperTracerGone(t *testing.T) {
 	requireRoot(t)
 	requireAMD64(t)
 	ss, f := sites(t, demo, nil)
-	cmd := exec.Command(demo, "0", "10")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	waitExec(t, cmd.Process.Pid, demo)
+	cmd := startDemo(t)
 	p := load(t, Options{})
 	if err := p.Attach(demo, ss); err != nil {
 		t.Fatal(err)
