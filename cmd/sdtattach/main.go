@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"time"
 
@@ -31,9 +30,8 @@ Flags:
 `
 
 func main() {
-	log.SetFlags(0)
-	log.SetPrefix("sdtattach: ")
-	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stderr := cli.Setup("sdtattach")
+	cli.Exit(run(os.Args[1:], os.Stdout, stderr))
 }
 
 // config is the parsed command line.

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"strings"
 	"time"
@@ -30,9 +29,8 @@ Flags:
 `
 
 func main() {
-	log.SetFlags(0)
-	log.SetPrefix("sdtfmt: ")
-	cli.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stderr := cli.Setup("sdtfmt")
+	cli.Exit(run(os.Args[1:], os.Stdin, os.Stdout, stderr))
 }
 
 // config is the parsed command line.

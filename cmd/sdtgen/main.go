@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,9 +32,8 @@ Flags:
 `
 
 func main() {
-	log.SetFlags(0)
-	log.SetPrefix("sdtgen: ")
-	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stderr := cli.Setup("sdtgen")
+	cli.Exit(run(os.Args[1:], os.Stdout, stderr))
 }
 
 // A mode is what sdtgen writes.

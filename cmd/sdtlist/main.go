@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -29,8 +28,7 @@ Flags:
 `
 
 func main() {
-	log.SetFlags(0)
-	log.SetPrefix("sdtlist: ")
+	stderr := cli.Setup("sdtlist")
 	// The heap is the probes of the file being listed, which stay live
 	// until the process exits a few milliseconds later, and the output
 	// buffers. With the default GOGC a large file is collected once or
@@ -40,7 +38,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	cli.Exit(run(os.Args[1:], os.Stdout, stderr))
 }
 
 // config is the parsed command line.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
@@ -21,9 +20,8 @@ Flags:
 `
 
 func main() {
-	log.SetFlags(0)
-	log.SetPrefix("sdtrepair: ")
-	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stderr := cli.Setup("sdtrepair")
+	cli.Exit(run(os.Args[1:], os.Stdout, stderr))
 }
 
 // config is the parsed command line.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"time"
 
@@ -25,9 +24,8 @@ Flags:
 `
 
 func main() {
-	log.SetFlags(0)
-	log.SetPrefix("sdtsema: ")
-	cli.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stderr := cli.Setup("sdtsema")
+	cli.Exit(run(os.Args[1:], os.Stdout, stderr))
 }
 
 // An action is what to do to each semaphore.

@@ -10,7 +10,22 @@ import (
 	"log"
 	"os"
 	"strings"
+
+	"github.com/sdtkit/sdtkit/internal/termtext"
 )
+
+// Setup sets the standard logger up for the command name and returns the
+// standard error its run function is to write to. Diagnostics quote
+// paths, provider and probe names and thread names that files and traced
+// programs choose, so everything written there goes through
+// termtext.NewWriter: no control byte reaches the terminal raw.
+func Setup(name string) io.Writer {
+	stderr := termtext.NewWriter(os.Stderr)
+	log.SetFlags(0)
+	log.SetPrefix(name + ": ")
+	log.SetOutput(stderr)
+	return stderr
+}
 
 // ErrUsage and ErrFailed tell Exit which status to use when the message
 // has already been printed: 2 for a usage error, 1 for a failure.
