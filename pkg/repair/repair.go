@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -85,7 +86,7 @@ func Process(pid int, opts *Options) (*Report, error) {
 	if err := process.Exists(pid); err != nil {
 		return nil, err
 	}
-	maps, err := process.ReadMaps(pid)
+	mappings, err := process.ReadMaps(pid)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func Process(pid int, opts *Options) (*Report, error) {
 	var cands []candidate
 	sems := make(map[uint64]*semState)
 	var errs []error
-	for _, obj := range process.Objects(pid, maps) {
+	for _, obj := range process.Objects(pid, mappings) {
 		if err := scan(&obj, mem, o.Match, &cands, sems); err != nil {
 			errs = append(errs, err)
 		}
@@ -127,6 +128,7 @@ func Process(pid int, opts *Options) (*Report, error) {
 	if !set.Complete() {
 		return nil, fmt.Errorf("process %d: %w: %w", pid, ErrUnseen, errors.Join(set.Unseen...))
 	}
+	var restored []*candidate // of rep.Sites, in step
 	for i := range cands {
 		c := &cands[i]
 		owners := set.Owners(c.id, c.site.File, c.site.Offset)
@@ -149,11 +151,12 @@ func Process(pid int, opts *Options) (*Report, error) {
 			c.site.Restored = true
 		}
 		rep.Sites = append(rep.Sites, c.site)
+		restored = append(restored, c)
 	}
 	if !o.DryRun && len(rep.Sites) > 0 {
-		errs = append(errs, giveBack(mem, rep.Sites, cands))
+		errs = append(errs, giveBack(mem, rep.Sites, restored))
 	}
-	for _, addr := range sortedKeys(sems) {
+	for _, addr := range slices.Sorted(maps.Keys(sems)) {
 		s := sems[addr]
 		if int(s.value) > s.armed+held[addr] {
 			rep.Excess = append(rep.Excess, Excess{PID: pid, File: s.file, Provider: s.provider, Name: s.name, Addr: addr, Value: s.value, Armed: s.armed, Held: held[addr]})
@@ -291,33 +294,19 @@ func restore(mem *process.Mem, addr uint64, bp, orig []byte) error {
 }
 
 // giveBack lists the uprobes again and puts the breakpoint back at the
-// restored sites a tracer took while they were being restored.
-func giveBack(mem *process.Mem, sites []Site, cands []candidate) error {
+// restored sites a tracer took while they were being restored; cands are
+// the candidates of sites, in step.
+func giveBack(mem *process.Mem, sites []Site, cands []*candidate) error {
 	set := uprobes.List()
 	var errs []error
 	for i := range sites {
-		s := &sites[i]
-		for j := range cands {
-			c := &cands[j]
-			if c.site.Addr != s.Addr || c.site.File != s.File {
-				continue
+		s, c := &sites[i], cands[i]
+		if owners := set.Owners(c.id, s.File, s.Offset); len(owners) > 0 {
+			if _, err := mem.WriteAt(c.live, int64(s.Addr)); err != nil {
+				errs = append(errs, err)
 			}
-			if owners := set.Owners(c.id, s.File, s.Offset); len(owners) > 0 {
-				if _, err := mem.WriteAt(c.live, int64(s.Addr)); err != nil {
-					errs = append(errs, err)
-				}
-				s.Restored, s.Taken = false, owners[0].String()
-			}
+			s.Restored, s.Taken = false, owners[0].String()
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func sortedKeys(m map[uint64]*semState) []uint64 {
-	keys := make([]uint64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
