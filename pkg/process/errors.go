@@ -107,14 +107,39 @@ func Exists(pid int) error {
 }
 
 // state returns the state letter of /proc/PID/stat, "PID (COMM) S ...",
-// or 0. COMM may hold parentheses and spaces, so the state is found after
-// the last ')'.
+// or 0.
 func state(stat []byte) byte {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 || i+2 >= len(stat) || stat[i+1] != ' ' {
+	f := statFields(stat)
+	if len(f) == 0 || len(f[0]) != 1 {
 		return 0
 	}
-	return stat[i+2]
+	return f[0][0]
+}
+
+// statFields returns the fields of /proc/PID/stat after COMM, from the
+// state (field 3) on. COMM may hold parentheses and spaces, so they are
+// found after the last ')'.
+func statFields(stat []byte) []string {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+1 >= len(stat) || stat[i+1] != ' ' {
+		return nil
+	}
+	return strings.Fields(string(stat[i+1:]))
+}
+
+// StartTime returns when process pid started, in clock ticks after boot
+// (field 22 of /proc/PID/stat): with the pid, it tells a process from a
+// later one that reuses its pid.
+func StartTime(pid int) (uint64, error) {
+	stat, err := os.ReadFile(procPath(pid, "stat"))
+	if err != nil {
+		return 0, procError(pid, "read stat", accessRead, err)
+	}
+	f := statFields(stat)
+	if len(f) < 20 {
+		return 0, fmt.Errorf("process %d: unexpected stat %q", pid, stat)
+	}
+	return strconv.ParseUint(f[19], 10, 64)
 }
 
 func procPath(pid int, name string) string {

@@ -104,3 +104,19 @@ func TestExistsZombie(t *testing.T) {
 		t.Errorf("Exists(zombie %d) = %q, want %q", pid, err, want)
 	}
 }
+
+// TestStartTime checks that the start time of this process reads the
+// same twice, and that of a process gone is an error matching
+// ErrNoProcess.
+func TestStartTime(t *testing.T) {
+	a, err := StartTime(os.Getpid())
+	if err != nil || a == 0 {
+		t.Fatalf("StartTime(self) = %d, %v, want a time", a, err)
+	}
+	if b, err := StartTime(os.Getpid()); b != a || err != nil {
+		t.Errorf("StartTime(self) again = %d, %v, want %d", b, err, a)
+	}
+	if _, err := StartTime(1 << 30); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("StartTime(1<<30) = %v, want an error matching ErrNoProcess", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 // HoldDir is where Holds records the increments of its holders, one file
@@ -54,7 +56,7 @@ type Holds struct {
 // NewHolds returns the record of this process's holds, empty; it writes
 // nothing until Add.
 func NewHolds() (*Holds, error) {
-	start, err := startTime(os.Getpid())
+	start, err := process.StartTime(os.Getpid())
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +70,7 @@ func NewHolds() (*Holds, error) {
 // semaphore is in the byte order of this machine, as it is for every
 // process this one can write to.
 func NewHold(s *Semaphore) (Hold, error) {
-	start, err := startTime(s.Pid)
+	start, err := process.StartTime(s.Pid)
 	if err != nil {
 		return Hold{}, err
 	}
@@ -140,7 +142,7 @@ func Holders(pid int) ([]Holder, error) {
 	if err != nil {
 		return nil, err
 	}
-	start, err := startTime(pid)
+	start, err := process.StartTime(pid)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func Holders(pid int) ([]Holder, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		h := Holder{Pid: rec.Holder, path: path, rec: rec}
-		hs, err := startTime(rec.Holder)
+		hs, err := process.StartTime(rec.Holder)
 		h.Alive = err == nil && hs == rec.HolderStart
 		for _, x := range rec.Holds {
 			if x.Pid == pid && x.Start == start {
@@ -187,20 +189,4 @@ func (h *Holder) Forget(undone []Hold) error {
 		return os.Remove(h.path)
 	}
 	return writeRecord(h.path, &h.rec)
-}
-
-// startTime returns the start time of process pid, in clock ticks after
-// boot (field 22 of /proc/PID/stat).
-func startTime(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, fmt.Errorf("process %d: %w", pid, err)
-	}
-	// The command name, field 2, may hold spaces and parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	fields := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(fields) < 20 {
-		return 0, fmt.Errorf("process %d: unexpected stat %q", pid, b)
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
 }
