@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 )
 
 // uprobePMU is the directory in which the kernel describes its uprobe perf

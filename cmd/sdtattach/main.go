@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/sdtkit/sdtkit/bpf"
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 

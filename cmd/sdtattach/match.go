@@ -16,7 +16,7 @@ type probe struct {
 	provider string
 	name     string
 	spec     probespec.Spec // the specification that selected it first
-	sites    []int          // indexes into target.file.Probes, in note order
+	sites    []int          // indexes into target.file.Sites, in note order
 	events   uint64
 }
 
@@ -42,10 +42,10 @@ func selectProbes(specs []probespec.Spec, find func(probespec.Spec) ([]*target, 
 		matched := false
 		for _, t := range ts {
 			if chosen[t] == nil {
-				chosen[t] = make([]bool, len(t.file.Probes))
+				chosen[t] = make([]bool, len(t.file.Sites))
 			}
-			for i := range t.file.Probes {
-				site := &t.file.Probes[i]
+			for i := range t.file.Sites {
+				site := &t.file.Sites[i]
 				if !s.Match(site.Provider, site.Name) {
 					continue
 				}
@@ -85,7 +85,7 @@ func notFound(s probespec.Spec, ts []*target) error {
 	var names []string
 	for _, t := range ts {
 		where = append(where, t.name)
-		for _, p := range t.file.Probes {
+		for _, p := range t.file.Sites {
 			n := p.Provider + ":" + p.Name
 			if !seen[n] {
 				seen[n] = true

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 

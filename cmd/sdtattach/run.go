@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 )
 
 // flushInterval bounds how long an event waits, in the ring buffer and

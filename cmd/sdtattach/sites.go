@@ -6,8 +6,8 @@ import (
 	"log"
 	"strings"
 
-	"github.com/sdtkit/sdtkit/bpf"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -112,7 +112,7 @@ func planProbe(id uint32, p *probe, types typeSource, logger *log.Logger, a *att
 	var reported bpf.ArgMask
 	reportedPast := false // past the 16 arguments of a mask
 	for _, i := range p.sites {
-		note := &t.file.Probes[i]
+		note := &t.file.Sites[i]
 		if note.PCOffsetErr != nil {
 			if leftOut++; leftOut <= maxLeftOut {
 				logger.Printf("%s: %v: site at %#x left out: %v", t.name, p, note.PC, note.PCOffsetErr)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -18,16 +18,16 @@ import (
 // alternate between args0 and args1; every site past good has no file
 // offset.
 func manySites(n, good int, args0, args1 string) *probe {
-	f := &stapsdt.File{Machine: elf.EM_X86_64, Probes: make([]stapsdt.Probe, n)}
+	f := &stapsdt.File{Machine: elf.EM_X86_64, Sites: make([]stapsdt.Site, n)}
 	p := &probe{target: &target{name: "prog", file: f}, provider: "p", name: "q", sites: make([]int, n)}
-	for i := range f.Probes {
+	for i := range f.Sites {
 		args := args0
 		if i%2 == 1 {
 			args = args1
 		}
-		f.Probes[i] = stapsdt.Probe{Provider: "p", Name: "q", Args: args, PC: 0x1000 + uint64(i), PCOffset: uint64(i)}
+		f.Sites[i] = stapsdt.Site{Provider: "p", Name: "q", Args: args, PC: 0x1000 + uint64(i), PCOffset: uint64(i)}
 		if i >= good {
-			f.Probes[i].PCOffsetErr = fmt.Errorf("pc %#x is in no PT_LOAD segment", f.Probes[i].PC)
+			f.Sites[i].PCOffsetErr = fmt.Errorf("pc %#x is in no PT_LOAD segment", f.Sites[i].PC)
 		}
 		p.sites[i] = i
 	}

@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/sdtkit/sdtkit/bpf"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 )
 
 func TestSummary(t *testing.T) {

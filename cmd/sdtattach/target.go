@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/sdtkit/sdtkit/bpf"
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/internal/regfile"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
@@ -161,7 +161,7 @@ func (p *procTargets) find(ts *targets, s probespec.Spec) ([]*target, error) {
 	var out []*target
 	if s.Path == "" {
 		for _, t := range p.opened {
-			if t != nil && len(t.file.Probes) > 0 {
+			if t != nil && len(t.file.Sites) > 0 {
 				out = append(out, t)
 			}
 		}

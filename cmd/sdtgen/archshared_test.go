@@ -87,10 +87,10 @@ func TestGenerateShared(t *testing.T) {
 				for i, mp := range man.Probes {
 					fn := exported[man.Functions[i].Name]
 					for _, s := range mp.Sites {
-						if n >= len(f.Probes) {
-							t.Fatalf("%d notes, manifest has more sites", len(f.Probes))
+						if n >= len(f.Sites) {
+							t.Fatalf("%d notes, manifest has more sites", len(f.Sites))
 						}
-						p := f.Probes[n]
+						p := f.Sites[n]
 						n++
 						if p.Provider != mp.Provider || p.Name != mp.Name || p.PC != s.PC || p.Args != s.Args || p.Semaphore != mp.Semaphore || p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
 							t.Errorf("note %d = %s:%s pc=%#x args=%q semaphore=%#x (%v, %v), manifest %s:%s pc=%#x args=%q semaphore=%#x",
@@ -101,8 +101,8 @@ func TestGenerateShared(t *testing.T) {
 						}
 					}
 				}
-				if n != len(f.Probes) {
-					t.Errorf("%d notes, manifest has %d sites", len(f.Probes), n)
+				if n != len(f.Sites) {
+					t.Errorf("%d notes, manifest has %d sites", len(f.Sites), n)
 				}
 			})
 		}

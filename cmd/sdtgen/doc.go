@@ -183,7 +183,7 @@ in x0; the s390x ELF ABI, in %r2; cdecl on i386, k on the stack and the
 result in %eax. The object's DT_SONAME is the base name of PROG. It has no relocations, addressing its
 data relative to the pc, and needs no libc: the dynamic loader loads it
 (dlopen, or linked with -L. -lNAME), and so does a program that only maps
-its two PT_LOAD segments at one base address, as package usdt does. The
+its two PT_LOAD segments at one base address, as package sdt does. The
 semaphores are exported too. Two probes whose functions would have the
 same name (p_q:r and p:q_r) are an error.
 

@@ -167,10 +167,10 @@ func checkNotes(t *testing.T, a arch, im *elfwriter.Image, man *manifest) {
 			probes = append(probes, mp)
 		}
 	}
-	if len(f.Probes) != len(sites) {
-		t.Fatalf("%d notes, manifest has %d sites", len(f.Probes), len(sites))
+	if len(f.Sites) != len(sites) {
+		t.Fatalf("%d notes, manifest has %d sites", len(f.Sites), len(sites))
 	}
-	for i, p := range f.Probes {
+	for i, p := range f.Sites {
 		s, mp := sites[i], probes[i]
 		if p.Provider != mp.Provider || p.Name != mp.Name || p.PC != s.PC || p.PCOffset != s.PCOffset || p.Args != s.Args || p.Base != man.Base {
 			t.Errorf("note %d = %s:%s pc=%#x offset=%#x args=%q base=%#x, manifest %s:%s pc=%#x offset=%#x args=%q base=%#x",

@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 // live state. Sinks parse the argument string as they need.
 type site struct {
 	file    string
-	probe   *stapsdt.Probe
+	probe   *stapsdt.Site
 	machine elf.Machine
 	live    *liveState
 }
@@ -90,7 +90,7 @@ func listFile(name string, pats []pattern, out sink) error {
 		return ferr
 	}
 	var err error
-	if nd, ok := out.(*ndjson); ok && len(f.Probes) >= parallelMin {
+	if nd, ok := out.(*ndjson); ok && len(f.Sites) >= parallelMin {
 		err = nd.writeParallel(name, f, pats)
 	} else {
 		err = writeProbes(name, f, pats, nil, out)
@@ -103,11 +103,11 @@ func listFile(name string, pats []pattern, out sink) error {
 
 // writeProbes writes the matching probes of f. live, when not nil, fills
 // the live state of each site.
-func writeProbes(name string, f *stapsdt.File, pats []pattern, live func(*stapsdt.Probe) *liveState, out sink) error {
+func writeProbes(name string, f *stapsdt.File, pats []pattern, live func(*stapsdt.Site) *liveState, out sink) error {
 	// One site is reused: sinks are done with it when write returns.
 	s := &site{file: name, machine: f.Machine}
-	for i := range f.Probes {
-		p := &f.Probes[i]
+	for i := range f.Sites {
+		p := &f.Sites[i]
 		if !matchAny(pats, p.Provider, p.Name) {
 			continue
 		}

@@ -38,7 +38,7 @@ type chunk struct {
 // goroutine are held at a time, so the memory does not grow with the file
 // when the output is slow to drain.
 func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []pattern) error {
-	nchunks := (len(f.Probes) + chunkSites - 1) / chunkSites
+	nchunks := (len(f.Sites) + chunkSites - 1) / chunkSites
 	workers := min(runtime.GOMAXPROCS(0), nchunks)
 	chunks := make([]chunk, nchunks)
 	for i := range chunks {
@@ -69,8 +69,8 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []pattern) err
 					buf = make([]byte, 0, chunkBytes)
 				}
 				buf = buf[:0]
-				for j := i * chunkSites; j < min((i+1)*chunkSites, len(f.Probes)); j++ {
-					p := &f.Probes[j]
+				for j := i * chunkSites; j < min((i+1)*chunkSites, len(f.Sites)); j++ {
+					p := &f.Sites[j]
 					if !matchAny(pats, p.Provider, p.Name) {
 						continue
 					}

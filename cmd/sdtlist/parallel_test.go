@@ -16,7 +16,7 @@ func manyProbes(n int) *stapsdt.File {
 	args := []string{"", "-4@%edi 8@%rsi", "8@-16(%rbp) -2@4(%rax,%rbx,2)", "4@$-7 8f@%xmm0", "8@g+8(%rip)", "junk"}
 	f := &stapsdt.File{Class: elf.ELFCLASS64, Machine: elf.EM_X86_64}
 	for i := range n {
-		f.Probes = append(f.Probes, stapsdt.Probe{
+		f.Sites = append(f.Sites, stapsdt.Site{
 			Provider: fmt.Sprintf("p%d", i%3),
 			Name:     fmt.Sprintf("n%d", i%7),
 			Args:     args[i%len(args)],

@@ -57,10 +57,10 @@ func listObject(c *config, o *process.Object, mem *process.Mem, memErr error, ou
 		return nil
 	}
 	ferr = inFile(o.Path, ferr)
-	if f == nil || len(f.Probes) == 0 {
+	if f == nil || len(f.Sites) == 0 {
 		return ferr
 	}
-	live := func(p *stapsdt.Probe) *liveState {
+	live := func(p *stapsdt.Site) *liveState {
 		return liveSite(c.pid, o, f.Machine, fd, mem, memErr, p)
 	}
 	if err := writeProbes(o.Path, f, c.patterns, live, out); err != nil {
@@ -88,7 +88,7 @@ func inFile(name string, err error) error {
 
 // liveSite reads the run-time state of one site: its address, whether a
 // tracer patched it, and its semaphore's address and value.
-func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *process.Mem, memErr error, p *stapsdt.Probe) *liveState {
+func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *process.Mem, memErr error, p *stapsdt.Site) *liveState {
 	l := &liveState{pid: pid}
 	if p.PCOffsetErr != nil {
 		l.armedErr = p.PCOffsetErr

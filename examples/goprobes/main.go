@@ -1,5 +1,5 @@
 // Command goprobes is a Go program with USDT probes defined at run time
-// by package usdt, to trace with sdtattach, bpftrace or any USDT tracer.
+// by package sdt, to trace with sdtattach, bpftrace or any USDT tracer.
 //
 // Usage:
 //
@@ -24,7 +24,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/usdt"
+	"github.com/sdtkit/sdtkit/pkg/sdt"
 )
 
 func main() {
@@ -42,17 +42,17 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	p, err := usdt.NewProvider("goapp")
+	p, err := sdt.NewProvider("goapp")
 	if err != nil {
 		return err
 	}
-	request, err := p.AddProbe("request", usdt.Int64, usdt.String, usdt.Int32)
+	request, err := p.AddProbe("request", sdt.Int64, sdt.String, sdt.Int32)
 	if err != nil {
 		return err
 	}
 	stats, err := p.AddProbe("stats",
-		usdt.Int8, usdt.Uint8, usdt.Int16, usdt.Uint16, usdt.Int32, usdt.Uint32,
-		usdt.Int64, usdt.Uint64, usdt.String, usdt.Int64, usdt.Int64, usdt.Int64)
+		sdt.Int8, sdt.Uint8, sdt.Int16, sdt.Uint16, sdt.Int32, sdt.Uint32,
+		sdt.Int64, sdt.Uint64, sdt.String, sdt.Int64, sdt.Int64, sdt.Int64)
 	if err != nil {
 		return err
 	}

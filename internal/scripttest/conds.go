@@ -119,7 +119,7 @@ func Probe() script.Cond {
 		if f == nil {
 			return false, nil
 		}
-		for _, p := range f.Probes {
+		for _, p := range f.Sites {
 			if p.Provider == provider && p.Name == name {
 				return true, nil
 			}

@@ -30,7 +30,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, p := range sf.Probes {
+	for _, p := range sf.Sites {
 		fmt.Printf("%s:%s pc=%#x offset=%#x base=%#x args=%q\n", p.Provider, p.Name, p.PC, p.PCOffset, p.Base, p.Args)
 	}
 	// Output:

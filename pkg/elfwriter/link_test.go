@@ -115,10 +115,10 @@ func TestLink(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(sf.Probes) != 1 {
-				t.Fatalf("%d probes, want 1", len(sf.Probes))
+			if len(sf.Sites) != 1 {
+				t.Fatalf("%d probes, want 1", len(sf.Sites))
 			}
-			p := sf.Probes[0]
+			p := sf.Sites[0]
 			if p.PC != im.Addr(pc) || p.PCOffset != im.Offset(pc) || p.SemaphoreOffset != im.Offset(sema) || p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
 				t.Errorf("probe %+v, want pc %#x at %#x, semaphore at %#x", p, im.Addr(pc), im.Offset(pc), im.Offset(sema))
 			}

@@ -91,10 +91,10 @@ func TestLinkMachines(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(sf.Probes) != 2 {
-					t.Fatalf("%d probes, want 2", len(sf.Probes))
+				if len(sf.Sites) != 2 {
+					t.Fatalf("%d probes, want 2", len(sf.Sites))
 				}
-				for i, p := range sf.Probes {
+				for i, p := range sf.Sites {
 					if p.PC != im.Addr(pcs[i]) || p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
 						t.Errorf("probe %d: %+v, want pc %#x", i, p, im.Addr(pcs[i]))
 					}
@@ -102,8 +102,8 @@ func TestLinkMachines(t *testing.T) {
 						t.Errorf("probe %d: no nop at its pc", i)
 					}
 				}
-				if sf.Probes[1].Semaphore != im.Addr(sema) || sf.Probes[1].SemaphoreOffset != im.Offset(sema) {
-					t.Errorf("semaphore %#x at %#x, want %#x at %#x", sf.Probes[1].Semaphore, sf.Probes[1].SemaphoreOffset, im.Addr(sema), im.Offset(sema))
+				if sf.Sites[1].Semaphore != im.Addr(sema) || sf.Sites[1].SemaphoreOffset != im.Offset(sema) {
+					t.Errorf("semaphore %#x at %#x, want %#x at %#x", sf.Sites[1].Semaphore, sf.Sites[1].SemaphoreOffset, im.Addr(sema), im.Offset(sema))
 				}
 				if readelf, err := exec.LookPath("readelf"); err == nil {
 					path := filepath.Join(t.TempDir(), "f")

@@ -74,7 +74,7 @@ func Example() {
 		if err != nil {
 			continue // not an ELF file, or no access
 		}
-		for _, p := range f.Probes {
+		for _, p := range f.Sites {
 			if p.PCOffsetErr != nil {
 				continue
 			}

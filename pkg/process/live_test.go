@@ -84,7 +84,7 @@ func findObject(t *testing.T, pid int, path string) *Object {
 
 // probeSite is where a probe lives in a process.
 type probeSite struct {
-	probe    stapsdt.Probe
+	probe    stapsdt.Site
 	machine  elf.Machine
 	pc, sema uint64 // runtime addresses
 }
@@ -97,7 +97,7 @@ func findSite(t *testing.T, obj *Object) probeSite {
 	if err != nil {
 		t.Fatalf("stapsdt.Open(%s): %v", obj.HostPath, err)
 	}
-	for _, p := range f.Probes {
+	for _, p := range f.Sites {
 		if p.Provider != "sdtkit_test" || p.Name != "tick" {
 			continue
 		}
@@ -114,7 +114,7 @@ func findSite(t *testing.T, obj *Object) probeSite {
 		}
 		return s
 	}
-	t.Fatalf("%s has no probe sdtkit_test:tick: %+v", obj.HostPath, f.Probes)
+	t.Fatalf("%s has no probe sdtkit_test:tick: %+v", obj.HostPath, f.Sites)
 	return probeSite{}
 }
 

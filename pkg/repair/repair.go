@@ -230,8 +230,8 @@ func scan(obj *process.Object, mem *process.Mem, match func(string, string) bool
 		return nil
 	}
 	id := process.FileID{Dev: obj.Dev, Inode: obj.Inode}
-	for i := range f.Probes {
-		p := &f.Probes[i]
+	for i := range f.Sites {
+		p := &f.Sites[i]
 		if match != nil && !match(p.Provider, p.Name) || p.PCOffsetErr != nil {
 			continue
 		}

@@ -29,7 +29,7 @@ func ExampleLocate() {
 		log.Fatal(err)
 	}
 	obj := process.Objects(4242, maps)[0]
-	for _, p := range []stapsdt.Probe{
+	for _, p := range []stapsdt.Site{
 		{Provider: "p", Name: "tick", Semaphore: 0x4048, SemaphoreOffset: 0x3048},
 		{Provider: "p", Name: "odd", Semaphore: 0x4049, SemaphoreOffset: 0x3049},
 		{Provider: "p", Name: "plain"},

@@ -101,8 +101,8 @@ func findObject(o *process.Object, specs []probespec.Spec, use []int, matched []
 	seen := make(map[uint64]int) // semaphore offset to index in sems
 	reported := make(map[key]bool)
 	var sems []Semaphore
-	for i := range f.Probes {
-		p := &f.Probes[i]
+	for i := range f.Sites {
+		p := &f.Sites[i]
 		if !matchAny(specs, use, matched, p) {
 			continue
 		}
@@ -128,7 +128,7 @@ func findObject(o *process.Object, specs []probespec.Spec, use []int, matched []
 	return sems, errs
 }
 
-func matchAny(specs []probespec.Spec, use []int, matched []bool, p *stapsdt.Probe) bool {
+func matchAny(specs []probespec.Spec, use []int, matched []bool, p *stapsdt.Site) bool {
 	ok := false
 	for _, i := range use {
 		if specs[i].Match(p.Provider, p.Name) {

@@ -32,7 +32,7 @@ type Semaphore struct {
 // private writable mapping of the file, both of its bytes do, and it is
 // 2-byte aligned. A probe without a semaphore gives an error matching
 // ErrNoSemaphore; an address that fails the checks a *RefusedError.
-func Locate(o *process.Object, p *stapsdt.Probe) (uint64, error) {
+func Locate(o *process.Object, p *stapsdt.Site) (uint64, error) {
 	if !p.HasSemaphore() {
 		return 0, fmt.Errorf("%s: probe %s:%s: %w", o.Path, p.Provider, p.Name, ErrNoSemaphore)
 	}

@@ -13,7 +13,7 @@ func ExampleOpen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, p := range f.Probes {
+	for _, p := range f.Sites {
 		fmt.Printf("%s:%s pc=%#x offset=%#x semaphore=%#x args=%q\n",
 			p.Provider, p.Name, p.PC, p.PCOffset, p.Semaphore, p.Args)
 	}
@@ -23,12 +23,12 @@ func ExampleOpen() {
 	// demo:tick pc=0x4010fe offset=0x10fe semaphore=0x404022 args="-8@%rax"
 }
 
-func ExampleProbe_HasSemaphore() {
+func ExampleSite_HasSemaphore() {
 	f, err := stapsdt.Open("testdata/demo")
 	if err != nil {
 		log.Fatal(err)
 	}
-	p := f.Probes[0]
+	p := f.Sites[0]
 	if p.HasSemaphore() {
 		// A uprobe's reference counter is given as a file offset.
 		fmt.Printf("%s:%s is enabled through the counter at file offset %#x\n", p.Provider, p.Name, p.SemaphoreOffset)

@@ -136,8 +136,8 @@ func newFile(r io.ReaderAt, size int64) (*File, error) {
 
 // probe turns a raw note into a Probe: it applies the .stapsdt.base
 // adjustment and finds the file offsets.
-func (f *File) probe(n rawNote, secOff uint64) Probe {
-	p := Probe{
+func (f *File) probe(n rawNote, secOff uint64) Site {
+	p := Site{
 		Provider:      n.provider,
 		Name:          n.name,
 		Args:          n.args,

@@ -38,16 +38,16 @@ func TestNewFileLayouts(t *testing.T) {
 			if f.Machine != tt.mach || f.Type != tt.typ || f.Class != tt.class {
 				t.Errorf("header = %v %v %v, want %v %v %v", f.Machine, f.Type, f.Class, tt.mach, tt.typ, tt.class)
 			}
-			want := []Probe{
+			want := []Site{
 				{Provider: "prov", Name: "one", Args: "-4@%eax 8@-8(%rbp)", PC: textAddr + textOff, PCOffset: textOff},
 				{Provider: "prov", Name: "two", PC: textAddr + textOff + 3, PCOffset: textOff + 3, Semaphore: dataAddr + semaOff + 2, SemaphoreOffset: semaOff + 2},
 				{Provider: "prov", Name: "one", Args: "-4@%edx 8@%rcx", PC: textAddr + textOff + 7, PCOffset: textOff + 7},
 			}
-			if len(f.Probes) != len(want) {
-				t.Fatalf("got %d probes, want %d", len(f.Probes), len(want))
+			if len(f.Sites) != len(want) {
+				t.Fatalf("got %d probes, want %d", len(f.Sites), len(want))
 			}
 			for i, w := range want {
-				g := f.Probes[i]
+				g := f.Sites[i]
 				if g.Provider != w.Provider || g.Name != w.Name || g.Args != w.Args || g.PC != w.PC ||
 					g.PCOffset != w.PCOffset || g.Semaphore != w.Semaphore || g.SemaphoreOffset != w.SemaphoreOffset ||
 					g.PCOffsetErr != nil || g.SemaphoreOffsetErr != nil || g.Base != textAddr+baseOff || g.Adjusted() {
@@ -69,14 +69,14 @@ func TestBaseAdjustment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := f.Probes[0]
+	p := f.Sites[0]
 	if p.PC != textAddr+textOff || p.Semaphore != dataAddr+semaOff || !p.Adjusted() {
 		t.Errorf("adjusted pc, semaphore = %#x, %#x, want %#x, %#x", p.PC, p.Semaphore, textAddr+textOff, dataAddr+semaOff)
 	}
 	if p.NotePC != textAddr+textOff-0x10 || p.NoteSemaphore != dataAddr+semaOff-0x10 || p.Base != n.base {
 		t.Errorf("stored pc, semaphore, base = %#x, %#x, %#x; want the note's", p.NotePC, p.NoteSemaphore, p.Base)
 	}
-	if p := f.Probes[1]; p.Semaphore != 0 || p.PC != textAddr+textOff+1 {
+	if p := f.Sites[1]; p.Semaphore != 0 || p.PC != textAddr+textOff+1 {
 		t.Errorf("probe without semaphore: pc, semaphore = %#x, %#x; want %#x, 0", p.PC, p.Semaphore, textAddr+textOff+1)
 	}
 
@@ -85,8 +85,8 @@ func TestBaseAdjustment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.HasBase || f.Probes[0].PC != n.pc {
-		t.Errorf("without .stapsdt.base: pc = %#x, want %#x", f.Probes[0].PC, n.pc)
+	if f.HasBase || f.Sites[0].PC != n.pc {
+		t.Errorf("without .stapsdt.base: pc = %#x, want %#x", f.Sites[0].PC, n.pc)
 	}
 }
 
@@ -113,7 +113,7 @@ func TestOffsetErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := f.Probes[0]
+			p := f.Sites[0]
 			checkErr(t, "pc", p.PCOffsetErr, tt.pcErr)
 			checkErr(t, "semaphore", p.SemaphoreOffsetErr, tt.semaErr)
 			if misaligned := errors.Is(p.SemaphoreOffsetErr, ErrMisaligned); misaligned != (tt.name == "sema misaligned") {
@@ -167,11 +167,11 @@ func TestMalformedNotes(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Off < noteOff {
 				t.Errorf("error %v: want a *FormatError with the note's file offset", err)
 			}
-			if f == nil || len(f.Probes) != tt.good {
+			if f == nil || len(f.Sites) != tt.good {
 				t.Fatalf("NewFile kept %v, want %d good probes", f, tt.good)
 			}
-			if tt.good > 0 && f.Probes[0].Name != "good" {
-				t.Errorf("kept probe %q, want good", f.Probes[0].Name)
+			if tt.good > 0 && f.Sites[0].Name != "good" {
+				t.Errorf("kept probe %q, want good", f.Sites[0].Name)
 			}
 		})
 	}

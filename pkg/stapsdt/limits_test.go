@@ -85,7 +85,7 @@ func TestHugeNoteSection(t *testing.T) {
 			if err == nil || err.Error() != name+": "+tt.want {
 				t.Errorf("Open = %v, want %s: %s", err, name, tt.want)
 			}
-			if f == nil || len(f.Probes) != tt.wantProbes {
+			if f == nil || len(f.Sites) != tt.wantProbes {
 				t.Errorf("Open = %v, want a file with %d probes", f, tt.wantProbes)
 			}
 			if n > 1<<20 {
@@ -123,7 +123,7 @@ func TestManyMalformedNotes(t *testing.T) {
 				err error
 			)
 			n := allocated(func() { f, err = NewFile(bytes.NewReader(data)) })
-			if f == nil || len(f.Probes) != 1 {
+			if f == nil || len(f.Sites) != 1 {
 				t.Fatalf("NewFile = %v, want the one good probe", f)
 			}
 			var j interface{ Unwrap() []error }
@@ -165,10 +165,10 @@ func TestSegmentNotes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewFile: %v", err)
 			}
-			if len(f.Probes) != 2 {
-				t.Fatalf("NewFile found %d probes, want 2", len(f.Probes))
+			if len(f.Sites) != 2 {
+				t.Fatalf("NewFile found %d probes, want 2", len(f.Sites))
 			}
-			p := f.Probes[0]
+			p := f.Sites[0]
 			if p.Name != "one" || p.Args != "8@%rax" || p.PCOffset != textOff || p.SemaphoreOffset != semaOff || p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
 				t.Errorf("probe 0 = %+v, want p:one at %#x with its semaphore at %#x", p, textOff, semaOff)
 			}
@@ -187,7 +187,7 @@ func TestSegmentNotes(t *testing.T) {
 	sdt := le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, 8), uint32(len(desc))), 3)
 	sdt = append(append(sdt, "stapsdt\x00\x00\x00\x00\x00"...), desc...) // the name padded to 24 from the note
 	data := buildELF(elfSpec{class: elf.ELFCLASS64, order: le, typ: elf.ET_DYN, machine: elf.EM_X86_64, noSections: true, noteAlign: 8, rawNote: append(gnu, sdt...)})
-	if f, err := NewFile(bytes.NewReader(data)); err != nil || len(f.Probes) != 1 || f.Probes[0].Args != "-4@$5" {
+	if f, err := NewFile(bytes.NewReader(data)); err != nil || len(f.Sites) != 1 || f.Sites[0].Args != "-4@$5" {
 		t.Errorf("NewFile of a segment aligned to 8 = %v, %v; want p:q with -4@$5", f, err)
 	}
 

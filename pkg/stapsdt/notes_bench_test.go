@@ -26,7 +26,7 @@ func BenchmarkNewFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := len(f.Probes)
+	n := len(f.Sites)
 	if n == 0 {
 		b.Fatalf("%s: no probe sites", name)
 	}

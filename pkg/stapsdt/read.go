@@ -125,9 +125,9 @@ func (nr *noteReader) parse(data []byte, off, align uint64, foreign bool) {
 	f := nr.f
 	l := notesLayout{order: nr.ef.ByteOrder, addrSize: nr.addrSize, align: align, foreign: foreign}
 	// data is not touched again: the probes' strings share it.
-	f.Probes = slices.Grow(f.Probes, countNotes(data, l))
+	f.Sites = slices.Grow(f.Sites, countNotes(data, l))
 	parseNotes(data, l, off, &nr.errs, func(n rawNote) {
-		f.Probes = append(f.Probes, f.probe(n, off))
+		f.Sites = append(f.Sites, f.probe(n, off))
 	})
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdtkit/sdtkit/bpf"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
@@ -134,7 +134,7 @@ func TestList(t *testing.T) {
 			}
 			defer p.Close()
 			var sites []bpf.Site
-			for i, pr := range f.Probes {
+			for i, pr := range f.Sites {
 				spec, _ := bpf.NewSpec(uint32(i), pr.PC, nil, nil)
 				sites = append(sites, bpf.Site{Offset: pr.PCOffset, RefCtrOffset: pr.SemaphoreOffset, Spec: spec})
 			}
@@ -145,7 +145,7 @@ func TestList(t *testing.T) {
 			for _, e := range s.Unseen {
 				t.Logf("unseen: %v", e)
 			}
-			for _, pr := range f.Probes {
+			for _, pr := range f.Sites {
 				owners := s.Owners(id, "", pr.PCOffset)
 				found := false
 				for _, u := range owners {
@@ -159,7 +159,7 @@ func TestList(t *testing.T) {
 			}
 			p.Close()
 			s = List()
-			for _, pr := range f.Probes {
+			for _, pr := range f.Sites {
 				if owners := s.Owners(id, "", pr.PCOffset); len(owners) != 0 {
 					t.Errorf("after Close: Owners(demo, %#x) = %v, want none", pr.PCOffset, owners)
 				}

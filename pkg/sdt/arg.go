@@ -1,4 +1,4 @@
-package usdt
+package sdt
 
 import (
 	"fmt"

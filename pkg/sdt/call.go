@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package usdt
+package sdt
 
 // call calls the probe function fn with regs loaded into the argument
 // registers named by host.reg.

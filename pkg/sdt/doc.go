@@ -1,4 +1,4 @@
-// Package usdt defines USDT probes at run time and fires them from Go,
+// Package sdt defines USDT probes at run time and fires them from Go,
 // without cgo, so that tracers such as sdtattach, bpftrace and bcc can
 // trace a Go program the way they trace programs built with sys/sdt.h.
 //
@@ -37,4 +37,4 @@
 //
 // Supported on linux/amd64 and linux/arm64; elsewhere Load returns
 // ErrNotSupported.
-package usdt
+package sdt

@@ -1,5 +1,5 @@
 //go:build !amd64 && !arm64
 
-package usdt
+package sdt
 
 var host = machine{}

@@ -4,9 +4,9 @@ import (
 	"debug/elf"
 )
 
-// A Probe is one site of a USDT probe: a probe fired from several places in
-// the code has one Probe per place, all with the same provider and name.
-type Probe struct {
+// A Site is one site of a USDT probe: a probe fired from several places in
+// the code has one Site per place, all with the same provider and name.
+type Site struct {
 	Provider string
 	Name     string
 	// Args is the raw argument string, such as "-4@-4(%rbp) 8@%rax".
@@ -42,11 +42,11 @@ type Probe struct {
 
 // HasSemaphore reports whether the probe is guarded by a semaphore, that
 // is whether it is an is-enabled probe.
-func (p *Probe) HasSemaphore() bool { return p.Semaphore != 0 }
+func (p *Site) HasSemaphore() bool { return p.Semaphore != 0 }
 
 // Adjusted reports whether the addresses were adjusted for .stapsdt.base,
 // that is whether PC and NotePC differ.
-func (p *Probe) Adjusted() bool { return p.PC != p.NotePC || p.Semaphore != p.NoteSemaphore }
+func (p *Site) Adjusted() bool { return p.PC != p.NotePC || p.Semaphore != p.NoteSemaphore }
 
 // A Segment is a PT_LOAD program header of the file.
 type Segment struct {
@@ -72,8 +72,8 @@ type File struct {
 	// Segments are the PT_LOAD segments in program header order.
 	Segments []Segment
 
-	// Probes are the probe sites in note order.
-	Probes []Probe
+	// Sites are the probe sites in note order.
+	Sites []Site
 
 	// code holds the address ranges of the sections with code, to tell a
 	// pc in the headers or constants of an executable segment from one

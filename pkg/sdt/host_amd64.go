@@ -1,3 +1,3 @@
-package usdt
+package sdt
 
 var host = amd64Machine

@@ -64,7 +64,7 @@ func TestPIE(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings, StringSize: 16})
-			ss, f := sites(t, exe, func(p *stapsdt.Probe) ArgMask {
+			ss, f := sites(t, exe, func(p *stapsdt.Site) ArgMask {
 				if p.Name == "all" && !m.noStrings {
 					return 1<<9 | 1<<10
 				}
@@ -77,10 +77,10 @@ func TestPIE(t *testing.T) {
 			cmd := run(t, exe, "2")
 			evs := collect(t, ch, cmd.Process.Pid, 4)
 
-			var all *stapsdt.Probe
-			for i := range f.Probes {
-				if f.Probes[i].Name == "all" {
-					all = &f.Probes[i]
+			var all *stapsdt.Site
+			for i := range f.Sites {
+				if f.Sites[i].Name == "all" {
+					all = &f.Sites[i]
 				}
 			}
 			ripWord := binary.NativeEndian.Uint64(readELF(t, exe, all.PC+x86NopLen-16, 8))
@@ -103,7 +103,7 @@ func TestPIE(t *testing.T) {
 			}
 			n := map[string]int{}
 			for _, ev := range evs {
-				name := f.Probes[ev.Probe].Name
+				name := f.Sites[ev.Probe].Name
 				n[name]++
 				w := want[name]
 				if len(ev.Args) != len(w) {
@@ -124,7 +124,7 @@ func TestPIE(t *testing.T) {
 						a.Bits = 0
 					}
 					if a != w[i] {
-						t.Errorf("%s arg %d (%s) = %+v, want %+v", name, i+1, f.Probes[ev.Probe].Args, a, w[i])
+						t.Errorf("%s arg %d (%s) = %+v, want %+v", name, i+1, f.Sites[ev.Probe].Args, a, w[i])
 					}
 				}
 			}
@@ -160,8 +160,8 @@ func TestBias(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var pr stapsdt.Probe
-				for _, pr = range f.Probes {
+				var pr stapsdt.Site
+				for _, pr = range f.Sites {
 					if pr.Name == tt.probe {
 						break
 					}

@@ -1,3 +1,3 @@
-package usdt
+package sdt
 
 var host = arm64Machine

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/sdtkit/sdtkit/bpf"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -28,7 +28,7 @@ func Example() {
 	}
 
 	var sites []bpf.Site
-	for i, p := range f.Probes {
+	for i, p := range f.Sites {
 		if p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil {
 			continue
 		}
@@ -49,7 +49,7 @@ func Example() {
 	}
 	var ev bpf.Event
 	for prog.Read(&ev) == nil {
-		p := f.Probes[ev.Probe]
+		p := f.Sites[ev.Probe]
 		fmt.Printf("%s %d %s:%s", ev.Time.Format("15:04:05.000000"), ev.PID, p.Provider, p.Name)
 		for _, a := range ev.Args {
 			switch a.Kind {

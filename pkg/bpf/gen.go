@@ -1,7 +1,7 @@
 package bpf
 
 // The generated files are committed, so that building needs no clang;
-// regenerate them with go generate ./bpf/ after changing usdt.bpf.c. The
+// regenerate them with go generate ./pkg/bpf/ after changing usdt.bpf.c. The
 // same source gives two programs: usdt reads strings, usdtnum numbers only
 // (see Options.NoStrings); the Go types of both are those of usdt.
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type event -type spec -type arg usdt usdt.bpf.c -- -O2 -g -Wall -Werror

@@ -69,7 +69,7 @@ func load(t *testing.T, opts Options) *Program {
 
 // sites returns the probe sites of path with their specs, strings
 // read for the arguments strs gives.
-func sites(t *testing.T, path string, strs func(p *stapsdt.Probe) ArgMask) ([]Site, *stapsdt.File) {
+func sites(t *testing.T, path string, strs func(p *stapsdt.Site) ArgMask) ([]Site, *stapsdt.File) {
 	t.Helper()
 	f, err := stapsdt.Open(path)
 	if err != nil {
@@ -85,8 +85,8 @@ func sites(t *testing.T, path string, strs func(p *stapsdt.Probe) ArgMask) ([]Si
 		t.Fatal(err)
 	}
 	var ss []Site
-	for i := range f.Probes {
-		p := &f.Probes[i]
+	for i := range f.Sites {
+		p := &f.Sites[i]
 		opts := &SpecOptions{Symbols: syms}
 		if strs != nil {
 			opts.Strings = strs(p)
@@ -157,7 +157,7 @@ func TestDemo(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings})
-			ss, f := sites(t, demo, func(p *stapsdt.Probe) ArgMask {
+			ss, f := sites(t, demo, func(p *stapsdt.Site) ArgMask {
 				if p.Name == "start" && !m.noStrings {
 					return 1 << 1 // argv[0]
 				}
@@ -172,7 +172,7 @@ func TestDemo(t *testing.T) {
 
 			var ticks, negs []int64
 			for _, ev := range evs {
-				pr := f.Probes[ev.Probe]
+				pr := f.Sites[ev.Probe]
 				if ev.TID != ev.PID || ev.Comm != "demo" || ev.Time.Before(time.Now().Add(-time.Minute)) || ev.Time.After(time.Now()) {
 					t.Errorf("event %+v: bad pid, tid, comm or time", ev)
 				}
@@ -287,7 +287,7 @@ func TestSemaphore(t *testing.T) {
 			sema := func() (start, tick uint16) {
 				var b [2]byte
 				for i, v := range []*uint16{&start, &tick} {
-					if _, err := mem.ReadAt(b[:], int64(f.Probes[i].Semaphore)); err != nil {
+					if _, err := mem.ReadAt(b[:], int64(f.Sites[i].Semaphore)); err != nil {
 						t.Fatal(err)
 					}
 					*v = binary.NativeEndian.Uint16(b[:])
@@ -324,7 +324,7 @@ func TestNoStrings(t *testing.T) {
 	requireRoot(t)
 	requireAMD64(t)
 	p := load(t, Options{NoStrings: true})
-	ss, _ := sites(t, demo, func(p *stapsdt.Probe) ArgMask {
+	ss, _ := sites(t, demo, func(p *stapsdt.Site) ArgMask {
 		if p.Name == "start" {
 			return 1 << 1
 		}

@@ -7,10 +7,10 @@ import (
 // A Site is a probe site to attach to.
 type Site struct {
 	// Offset is the file offset of the probe's instruction
-	// (stapsdt.Probe.PCOffset).
+	// (stapsdt.Site.PCOffset).
 	Offset uint64
 	// RefCtrOffset is the file offset of the probe's semaphore
-	// (stapsdt.Probe.SemaphoreOffset), 0 if it has none. The kernel
+	// (stapsdt.Site.SemaphoreOffset), 0 if it has none. The kernel
 	// raises the semaphore while the uprobe is attached, which enables
 	// the is-enabled code the probe guards.
 	RefCtrOffset uint64

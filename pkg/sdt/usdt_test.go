@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package usdt
+package sdt
 
 import (
 	"bytes"
@@ -71,15 +71,15 @@ func TestLoadNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Probes) != 3 {
-		t.Fatalf("%d probes in %s, want 3", len(f.Probes), p.Path())
+	if len(f.Sites) != 3 {
+		t.Fatalf("%d probes in %s, want 3", len(f.Sites), p.Path())
 	}
 	want := map[string]string{
 		"request": map[string]string{"amd64": "-8@%rdi 8@%rsi -4@%edx", "arm64": "-8@x0 8@x1 -4@x2"}[runtime.GOARCH],
 		"bytes":   map[string]string{"amd64": "-1@%dil 1@%sil -2@%dx 2@%cx", "arm64": "-1@x0 1@x1 -2@x2 2@x3"}[runtime.GOARCH],
 		"none":    "",
 	}
-	for _, sp := range f.Probes {
+	for _, sp := range f.Sites {
 		if sp.Provider != "tprov" || sp.Args != want[sp.Name] {
 			t.Errorf("probe %s:%s args %q, want tprov:%s %q", sp.Provider, sp.Name, sp.Args, sp.Name, want[sp.Name])
 		}
@@ -270,8 +270,8 @@ func TestLoadCloseCycles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Probes) != 41 {
-		t.Errorf("%d probes after growing, want 41", len(f.Probes))
+	if len(f.Sites) != 41 {
+		t.Errorf("%d probes after growing, want 41", len(f.Sites))
 	}
 	p.Close()
 }
@@ -356,8 +356,8 @@ func TestBuildMachines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(f.Probes) != 1 || f.Probes[0].Args != m.args || f.Machine != m.m.elf {
-			t.Errorf("%s: probes %+v, want one with %q", m.name, f.Probes, m.args)
+		if len(f.Sites) != 1 || f.Sites[0].Args != m.args || f.Machine != m.m.elf {
+			t.Errorf("%s: probes %+v, want one with %q", m.name, f.Sites, m.args)
 		}
 		if img.rw.off%0x10000 != 0 || img.sites[0].sema%4 != 0 || img.sites[0].fn%16 != 0 {
 			t.Errorf("%s: data at %#x, semaphore at %#x, function at %#x: misaligned", m.name, img.rw.off, img.sites[0].sema, img.sites[0].fn)
@@ -383,7 +383,7 @@ func TestTempFile(t *testing.T) {
 		t.Errorf("%d mappings of %s, want 2", n, path)
 	}
 	f, err := stapsdt.Open(path)
-	if err != nil || len(f.Probes) != 1 {
+	if err != nil || len(f.Sites) != 1 {
 		t.Fatalf("probes of %s: %v", path, err)
 	}
 	if err := probes["q"].Fire(1, "x"); err != nil {

@@ -1,10 +1,10 @@
-package usdt_test
+package sdt_test
 
 import (
 	"fmt"
 	"log"
 
-	"github.com/sdtkit/sdtkit/pkg/usdt"
+	"github.com/sdtkit/sdtkit/pkg/sdt"
 )
 
 // A program defines its probes once, loads them, and fires them where
@@ -14,11 +14,11 @@ import (
 //	sdtattach -p PID 'goapp:request(_,str)'
 //	bpftrace -p PID -e 'usdt:*:goapp:request { printf("%d %s\n", arg0, str(arg1)); }'
 func Example() {
-	p, err := usdt.NewProvider("goapp")
+	p, err := sdt.NewProvider("goapp")
 	if err != nil {
 		log.Fatal(err)
 	}
-	request, err := p.AddProbe("request", usdt.Int64, usdt.String)
+	request, err := p.AddProbe("request", sdt.Int64, sdt.String)
 	if err != nil {
 		log.Fatal(err)
 	}

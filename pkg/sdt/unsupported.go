@@ -1,6 +1,6 @@
 //go:build !linux || !(amd64 || arm64)
 
-package usdt
+package sdt
 
 // object and space have nothing to hold where probes cannot be loaded.
 type (

@@ -75,7 +75,7 @@ func TestKeeperTracerGone(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer mem.Close()
-		if _, err := mem.ReadAt(b, int64(f.Probes[1].Semaphore)); err != nil {
+		if _, err := mem.ReadAt(b, int64(f.Sites[1].Semaphore)); err != nil {
 			t.Fatal(err)
 		}
 		return uint16(b[0]) | uint16(b[1])<<8
