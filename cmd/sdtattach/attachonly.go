@@ -9,6 +9,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
@@ -23,21 +24,15 @@ type attachSummary struct {
 
 // attachOnly prints the summary of what is attached; the caller detaches.
 // pids gives the processes that map the files, without -p.
-func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment, pids <-chan []int) error {
-	s := attachSummary{Probes: len(probes), Files: []string{}, PIDs: []int{}}
-	for _, a := range atts {
-		if len(a.sites) == 0 {
+func attachOnly(c *config, stdout io.Writer, plan *attach.Plan, pids <-chan []int) error {
+	s := attachSummary{Probes: len(plan.Probes), Files: []string{}, PIDs: []int{}}
+	for _, a := range plan.Attachments {
+		if len(a.Sites) == 0 {
 			continue
 		}
-		s.Files = append(s.Files, a.target.name)
-		sems := make(map[uint64]bool)
-		for _, site := range a.sites {
-			s.Sites++
-			if site.RefCtrOffset != 0 {
-				sems[site.RefCtrOffset] = true
-			}
-		}
-		s.Semaphores += len(sems)
+		s.Files = append(s.Files, a.Target.Name)
+		s.Sites += len(a.Sites)
+		s.Semaphores += a.Semaphores()
 	}
 	if c.pid != 0 {
 		s.PIDs = append(s.PIDs, c.pid)
@@ -57,11 +52,11 @@ func attachOnly(c *config, stdout io.Writer, probes []*probe, atts []attachment,
 // program, and overlaps it on another CPU. The channel is closed without
 // a value when ctx is done first: reading /proc can block on a process
 // that holds its memory map lock, and a signal must still end sdtattach.
-func startMappers(ctx context.Context, atts []attachment) <-chan []int {
+func startMappers(ctx context.Context, atts []attach.Attachment) <-chan []int {
 	var ids []process.FileID
 	for _, a := range atts {
-		if len(a.sites) > 0 {
-			ids = append(ids, process.FileID{Dev: a.target.dev, Inode: a.target.ino})
+		if len(a.Sites) > 0 {
+			ids = append(ids, process.FileID{Dev: a.Target.Dev, Inode: a.Target.Inode})
 		}
 	}
 	found := make(chan []int, 1)

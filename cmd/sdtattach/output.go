@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"log"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/sdtkit/sdtkit/internal/jsonenc"
+	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -23,35 +23,40 @@ type lostRecord struct {
 type output struct {
 	bw     *bufio.Writer
 	enc    *json.Encoder
-	sites  []*site
 	logger *log.Logger
+	// noted are, by site number, the arguments already reported as
+	// unreadable.
+	noted []bpf.ArgMask
 
-	buf    []byte   // the event being encoded
-	vals   [][2]int // where each argument's value is in buf
-	names  []string // with --types: each argument's field name
-	trunc  []int    // the arguments truncated
-	events uint64
-	lost   uint64 // lost events reported in-band so far
+	buf      []byte   // the event being encoded
+	vals     [][2]int // where each argument's value is in buf
+	names    []string // with --types: each argument's field name
+	trunc    []int    // the arguments truncated
+	events   uint64
+	perProbe []uint64 // events by probe index
+	lost     uint64   // lost events reported in-band so far
 	// skipped are hits that made no event for another reason than a
 	// full ring buffer, for the summary.
 	skipped uint64
 }
 
-func newOutput(w io.Writer, sites []*site, logger *log.Logger) *output {
+func newOutput(w io.Writer, plan *attach.Plan, logger *log.Logger) *output {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	return &output{bw: bw, enc: enc, sites: sites, logger: logger}
+	noted := make([]bpf.ArgMask, len(plan.Sites))
+	for i, s := range plan.Sites {
+		noted[i] = s.Reported
+	}
+	return &output{bw: bw, enc: enc, logger: logger, noted: noted, perProbe: make([]uint64, len(plan.Probes))}
 }
 
 // event writes one event, as doc.go specifies it: {"ts":..,"pid":..,
 // "tid":..,"comm":..,"cpu":..,"provider":..,"name":..,"args":[..]}, then
 // "fields":{..} with names and "truncated":[..] when strings were cut.
-func (o *output) event(ev *bpf.Event) error {
-	if int(ev.Site) >= len(o.sites) {
-		return fmt.Errorf("event of unknown site %d", ev.Site)
-	}
-	s := o.sites[ev.Site]
+func (o *output) event(ev *attach.Event) error {
+	s := ev.Site
+	noted := &o.noted[ev.Event.Site]
 	b := append(o.buf[:0], `{"ts":`...)
 	b = strconv.AppendInt(b, ev.Time.UnixNano(), 10)
 	b = append(b, `,"pid":`...)
@@ -63,24 +68,24 @@ func (o *output) event(ev *bpf.Event) error {
 	b = append(b, `,"cpu":`...)
 	b = strconv.AppendUint(b, uint64(ev.CPU), 10)
 	b = append(b, `,"provider":`...)
-	b = jsonenc.AppendString(b, s.probe.provider)
+	b = jsonenc.AppendString(b, s.Probe.Provider)
 	b = append(b, `,"name":`...)
-	b = jsonenc.AppendString(b, s.probe.name)
+	b = jsonenc.AppendString(b, s.Probe.Name)
 	b = append(b, `,"args":[`...)
 	o.vals, o.trunc, o.names = o.vals[:0], o.trunc[:0], o.names[:0]
 	for i := range ev.Args {
-		var a argPlan
-		if i < len(s.args) {
-			a = s.args[i]
+		var a attach.Arg
+		if i < len(s.Args) {
+			a = s.Args[i]
 		}
-		if a.typ.Kind == probespec.Drop {
+		if a.Type.Kind == probespec.Drop {
 			continue
 		}
 		v := &ev.Args[i]
-		if v.Kind == bpf.NotRead && !s.noted.Has(i) {
-			s.noted |= 1 << i
+		if v.Kind == bpf.NotRead && !noted.Has(i) {
+			*noted |= 1 << i
 			o.logger.Printf("%s: %v: arg%d %q could not be read (pid %d); shown as null",
-				s.probe.target.name, s.probe, i, a.raw, ev.PID)
+				s.Probe.Target.Name, s.Probe, i, a.Raw, ev.PID)
 		}
 		if v.Kind == bpf.String && v.Truncated {
 			o.trunc = append(o.trunc, len(o.vals))
@@ -89,14 +94,14 @@ func (o *output) event(ev *bpf.Event) error {
 			b = append(b, ',')
 		}
 		start := len(b)
-		b = appendValue(b, *v, a.typ)
+		b = appendValue(b, *v, a.Type)
 		o.vals = append(o.vals, [2]int{start, len(b)})
-		if s.fields {
-			o.names = append(o.names, a.name)
+		if s.Fields {
+			o.names = append(o.names, a.Name)
 		}
 	}
 	b = append(b, ']')
-	if s.fields {
+	if s.Fields {
 		b = append(b, `,"fields":{`...)
 		for j, name := range o.names {
 			if j > 0 {
@@ -120,7 +125,7 @@ func (o *output) event(ev *bpf.Event) error {
 	}
 	b = append(b, '}', '\n')
 	o.buf = b
-	s.probe.events++
+	o.perProbe[s.ProbeIndex]++
 	o.events++
 	_, err := o.bw.Write(b)
 	return err

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -14,16 +16,17 @@ import (
 // path every event takes from the ring buffer to standard output (after
 // decoding, which package bpf benchmarks); events/s is per core.
 func BenchmarkOutputEvent(b *testing.B) {
-	p := &probe{target: &target{name: "/usr/local/bin/bench-loop"}, provider: "bench", name: "hit"}
-	s := &site{probe: p}
+	p := &probe.Probe{Target: &probe.Target{Name: "/usr/local/bin/bench-loop"}, Provider: "bench", Name: "hit"}
+	s := &attach.Site{Probe: p}
 	for _, raw := range []string{"-8@%rax", "-8@%rdx", "-8@%rcx"} {
-		s.args = append(s.args, argPlan{typ: probespec.Type{}, raw: raw})
+		s.Args = append(s.Args, attach.Arg{Type: probespec.Type{}, Raw: raw})
 	}
-	out := newOutput(io.Discard, []*site{s}, log.New(io.Discard, "", 0))
-	ev := bpf.Event{
+	plan := &attach.Plan{Probes: []*probe.Probe{p}, Sites: []*attach.Site{s}}
+	out := newOutput(io.Discard, plan, log.New(io.Discard, "", 0))
+	ev := attach.Event{Site: s, Event: bpf.Event{
 		Time: time.Unix(1_795_000_000, 0), PID: 4242, TID: 4242, CPU: 1, Comm: "bench-loop",
 		Args: make([]bpf.Value, 3),
-	}
+	}}
 	b.ReportAllocs()
 	var i uint64
 	for b.Loop() {

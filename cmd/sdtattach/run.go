@@ -12,16 +12,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/dtrace"
 )
 
 // flushInterval bounds how long an event waits, in the ring buffer and
 // again in the output buffer, before a reader of stdout sees it.
 const flushInterval = 100 * time.Millisecond
-
-// drainPoll is how often a stopping sdtattach checks whether the reader
-// has emptied the ring buffer.
-const drainPoll = 10 * time.Millisecond
 
 // errCount stops the reader once -n events are written.
 var errCount = errors.New("event count reached")
@@ -43,58 +41,87 @@ func run(args []string, stdout, stderr io.Writer) error {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	sel, err := selectSites(ctx, c, logger)
-	if err != nil {
-		return exitedError(c.pid, err)
-	}
-	probes, atts, sites, damaged := sel.probes, sel.atts, sel.sites, sel.damaged
-	if len(sites) == 0 {
-		return errors.New("no probe site can be attached")
-	}
-	var pids <-chan []int
-	if c.attachOnly && c.pid == 0 {
-		pids = startMappers(ctx, atts)
-	}
-	prog, err := bpf.Load(&bpf.Options{
-		RingSize:      c.bufsize,
-		MaxSites:      len(sites),
-		StringSize:    c.strlen,
-		FlushInterval: flushInterval,
+	opts := &attach.Options{
 		PID:           c.pid,
-		NoStrings:     !readsStrings(atts),
-	})
+		StringSize:    c.strlen,
+		RingSize:      c.bufsize,
+		FlushInterval: flushInterval,
+		Warn:          func(err error) { cli.Print(logger, err) },
+	}
+	// The --types file is read aside with the probes: it may be a named
+	// pipe whose writer never comes.
+	plan, err := resolve(ctx, c, opts)
 	if err != nil {
 		return err
 	}
-	defer prog.Close()
-	for _, a := range atts {
-		if err := prog.Attach(a.target.path, a.sites); err != nil {
-			return exitedError(c.pid, attachError(err, hasSemaphores(a.sites)))
-		}
+	var pids <-chan []int
+	if c.attachOnly && c.pid == 0 {
+		pids = startMappers(ctx, plan.Attachments)
 	}
+	t, err := plan.Attach()
+	if err != nil {
+		return err
+	}
+	defer t.Close()
 	if c.attachOnly {
-		return damaged.status(attachOnly(c, stdout, probes, atts, pids))
+		return plan.Status(attachOnly(c, stdout, plan, pids))
 	}
-	out := newOutput(stdout, sites, logger)
-	err = stream(ctx, c, prog, out)
-	summary(logger, out, probes)
+	out := newOutput(stdout, plan, logger)
+	err = stream(ctx, c, t, out)
+	summary(logger, out, plan)
 	if errors.Is(err, syscall.EPIPE) {
 		err = nil
 	}
-	return damaged.status(err)
+	return plan.Status(err)
+}
+
+// resolve reads the --types file and plans the probes to attach, giving
+// up as soon as ctx is done, on SIGINT, SIGTERM or SIGHUP: nothing is
+// attached yet, and what is left behind ends with the process.
+func resolve(ctx context.Context, c *config, opts *attach.Options) (*attach.Plan, error) {
+	if c.typesFile != "" {
+		types := make(chan error, 1)
+		go func() {
+			var err error
+			opts.Types, err = loadTypes(c.typesFile)
+			types <- err
+		}()
+		select {
+		case err := <-types:
+			if err != nil {
+				return nil, err
+			}
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w before anything was attached", context.Cause(ctx))
+		}
+	}
+	return attach.Resolve(ctx, c.specs, opts)
+}
+
+// loadTypes reads a DTrace provider file for --types.
+func loadTypes(name string) (*attach.Types, error) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("--types: %w", err)
+	}
+	provs, err := dtrace.Parse(name, src)
+	if err != nil {
+		return nil, fmt.Errorf("--types: %w", err)
+	}
+	return &attach.Types{Source: "the --types file", Providers: provs}, nil
 }
 
 // stream copies events to out until the -n count, the -d duration, a
 // signal, the exit of the -p process, or an error. On a stop other than
 // the count, the probes are detached first and the events still in the
 // ring buffer are written before returning.
-func stream(ctx context.Context, c *config, prog *bpf.Program, out *output) error {
+func stream(ctx context.Context, c *config, t *attach.Tracer, out *output) error {
 	var mu sync.Mutex
 	readerDone := make(chan error, 1)
 	go func() {
-		var ev bpf.Event
+		var ev attach.Event
 		for {
-			if err := prog.Read(&ev); err != nil {
+			if err := t.Read(&ev); err != nil {
 				readerDone <- err
 				return
 			}
@@ -113,27 +140,12 @@ func stream(ctx context.Context, c *config, prog *bpf.Program, out *output) erro
 
 	var timeout <-chan time.Time
 	if c.duration > 0 {
-		t := time.NewTimer(c.duration)
-		defer t.Stop()
-		timeout = t.C
+		timer := time.NewTimer(c.duration)
+		defer timer.Stop()
+		timeout = timer.C
 	}
-	watchCtx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	exited := watchExit(watchCtx, c.pid)
 	tick := time.NewTicker(flushInterval)
 	defer tick.Stop()
-	signaled := ctx.Done()
-	var drain <-chan time.Time
-	var detachErr error
-	startDrain := func() {
-		signaled, timeout, exited = nil, nil, nil
-		if drain == nil {
-			// Once detached, no event is added: the reader empties
-			// the ring buffer, then the lost count is final.
-			detachErr = prog.Detach()
-			drain = time.After(drainPoll)
-		}
-	}
 	var result error
 	readerRunning := true
 loop:
@@ -141,53 +153,36 @@ loop:
 		select {
 		case err := <-readerDone:
 			readerRunning = false
-			if !errors.Is(err, errCount) {
+			if !errors.Is(err, errCount) && !errors.Is(err, io.EOF) {
 				result = err
 			}
 			break loop
 		case <-tick.C:
 			mu.Lock()
-			err := out.tick(prog)
+			err := out.tick(t.Lost())
 			mu.Unlock()
 			if err != nil {
 				result = err
 				break loop
 			}
-		case <-signaled:
-			startDrain()
+		case <-ctx.Done():
+			t.Stop()
 		case <-timeout:
-			startDrain()
-		case <-exited:
-			startDrain()
-		case <-drain:
-			if prog.Pending() > 0 {
-				drain = time.After(drainPoll)
-				continue
-			}
-			break loop
+			t.Stop()
 		}
 	}
-	// The counters live in a map that Close releases.
-	mu.Lock()
-	if n, err := prog.Lost(); err == nil {
-		if err := out.lostEvents(n); err != nil && result == nil {
-			result = err
-		}
-	}
-	if n, err := prog.Skipped(); err == nil {
-		out.skipped = n
-	}
-	mu.Unlock()
-	closeErr := prog.Close()
+	closeErr := t.Close()
 	if readerRunning {
-		if err := <-readerDone; !errors.Is(err, bpf.ErrClosed) && !errors.Is(err, errCount) && result == nil {
-			result = err
-		}
+		<-readerDone
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if err := errors.Join(detachErr, closeErr); result == nil && err != nil {
-		result = fmt.Errorf("detach: %w", err)
+	if err := out.lostEvents(t.Lost()); err != nil && result == nil {
+		result = err
+	}
+	out.skipped = t.Skipped()
+	if result == nil && closeErr != nil {
+		result = fmt.Errorf("detach: %w", closeErr)
 	}
 	if err := out.flush(); err != nil && result == nil {
 		result = err
@@ -197,22 +192,20 @@ loop:
 
 // tick reports newly lost events in-band and flushes the output, so that
 // a reader of a pipe sees events while the probes are idle.
-func (o *output) tick(prog *bpf.Program) error {
-	if n, err := prog.Lost(); err == nil {
-		if err := o.lostEvents(n); err != nil {
-			return err
-		}
+func (o *output) tick(lost uint64) error {
+	if err := o.lostEvents(lost); err != nil {
+		return err
 	}
 	return o.flush()
 }
 
 // summary prints the event counts on stderr.
-func summary(logger *log.Logger, out *output, probes []*probe) {
+func summary(logger *log.Logger, out *output, plan *attach.Plan) {
 	logger.Printf("%d events, %d lost", out.events, out.lost)
 	if out.skipped > 0 {
 		logger.Printf("%d probe hits made no event (nested more than 4 deep on a CPU, or of an unknown site)", out.skipped)
 	}
-	for _, p := range probes {
-		logger.Printf("%s:%v: %d events", p.target.name, p, p.events)
+	for i, p := range plan.Probes {
+		logger.Printf("%s:%v: %d events", p.Target.Name, p, out.perProbe[i])
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const demo = "../pkg/stapsdt/testdata/demo"
+const demo = "../stapsdt/testdata/demo"
 
 func requireRoot(t *testing.T) {
 	t.Helper()
@@ -80,7 +80,7 @@ func sites(t *testing.T, path string, strs func(p *stapsdt.Site) ArgMask) ([]Sit
 		t.Fatal(err)
 	}
 	defer ef.Close()
-	syms, err := Symbols(ef)
+	syms, err := stapsdt.Symbols(ef)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,31 @@ func (v Value) Float() float64 {
 	return math.Float64frombits(v.Bits)
 }
 
+// String returns the value as it reads in C: an integer in decimal, a
+// float in the shortest form that reads back the same, a string quoted
+// with its address, "<not read>" for an argument that could not be read.
+func (v Value) String() string {
+	switch v.Kind {
+	case NotRead:
+		return "<not read>"
+	case Int:
+		return strconv.FormatInt(v.Int(), 10)
+	case Float:
+		bits := 64
+		if v.Size == 4 {
+			bits = 32
+		}
+		return strconv.FormatFloat(v.Float(), 'g', -1, bits)
+	case String:
+		s := strconv.Quote(v.Str)
+		if v.Truncated {
+			s += "..."
+		}
+		return s + " at " + "0x" + strconv.FormatUint(v.Bits, 16)
+	}
+	return strconv.FormatUint(v.Bits, 10)
+}
+
 var errShortEvent = errors.New("short event record")
 
 // eventHeaderSize is the size of an event with every argument and no

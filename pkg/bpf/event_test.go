@@ -145,3 +145,22 @@ func TestValueAs(t *testing.T) {
 		}
 	}
 }
+
+func TestValueString(t *testing.T) {
+	for _, tt := range []struct {
+		v    Value
+		want string
+	}{
+		{Value{Kind: Int, Bits: uint64(1<<64 - 5), Size: 4}, "-5"},
+		{Value{Kind: Uint, Bits: 1<<64 - 1, Size: 8}, "18446744073709551615"},
+		{Value{Kind: Float, Bits: uint64(math.Float32bits(1.5)), Size: 4}, "1.5"},
+		{Value{Kind: Float, Bits: math.Float64bits(0.1), Size: 8}, "0.1"},
+		{Value{Kind: String, Bits: 0x1000, Str: "a\"b\n", Size: 8}, `"a\"b\n" at 0x1000`},
+		{Value{Kind: String, Bits: 0x10, Str: "abc", Size: 8, Truncated: true}, `"abc"... at 0x10`},
+		{Value{Kind: NotRead, Size: 8}, "<not read>"},
+	} {
+		if got := tt.v.String(); got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	syms, err := bpf.Symbols(ef)
+	syms, err := stapsdt.Symbols(ef)
 	ef.Close()
 	if err != nil {
 		log.Fatal(err)

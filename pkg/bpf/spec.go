@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 // MaxArgs is the most arguments of a probe site that are read; sys/sdt.h
@@ -57,7 +58,7 @@ type SpecOptions struct {
 	// Symbols maps symbol names to their link-time addresses, for
 	// arguments relative to a symbol: rip-relative and absolute globals,
 	// and the GOT-relative globals of x86 PIC code, which also need
-	// _GLOBAL_OFFSET_TABLE_. See Symbols.
+	// _GLOBAL_OFFSET_TABLE_. See stapsdt.Symbols.
 	Symbols map[string]uint64
 }
 
@@ -242,10 +243,6 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 
 var errNoReg = errors.New("register not in pt_regs")
 
-// gotSymbol is the symbol at the address GOT-relative operands count
-// from.
-const gotSymbol = "_GLOBAL_OFFSET_TABLE_"
-
 // relocate adds to the displacement of a memory operand the part its
 // symbol gives it: the symbol's address, moved by the load bias at run
 // time; for sym@GOTOFF(%reg), whose register holds the run-time address of
@@ -265,9 +262,9 @@ func relocate(r *usdtArg, a *argspec.Arg, syms map[string]uint64) error {
 		r.Val += sym
 		r.Flags |= flagBias
 	case argspec.RelocGOTOFF:
-		got, ok := syms[gotSymbol]
+		got, ok := syms[stapsdt.GOTSymbol]
 		if !ok {
-			return fmt.Errorf("no %s, which %s counts from", gotSymbol, a.Reloc)
+			return fmt.Errorf("no %s, which %s counts from", stapsdt.GOTSymbol, a.Reloc)
 		}
 		r.Val += sym - got
 	default:

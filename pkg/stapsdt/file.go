@@ -50,6 +50,13 @@ func Open(name string) (*File, error) {
 	return f, nameErrors(name, err)
 }
 
+// Read is NewFile for a file already open, with errors naming the file
+// name as those of Open do.
+func Read(r io.ReaderAt, name string) (*File, error) {
+	f, err := NewFile(r)
+	return f, nameErrors(name, err)
+}
+
 // nameErrors puts the file name in front of err or, when err joins
 // several, of each of them, so that each can be shown on its own line.
 func nameErrors(name string, err error) error {

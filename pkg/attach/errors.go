@@ -1,4 +1,4 @@
-package main
+package attach
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 // uprobePMU is the directory in which the kernel describes its uprobe perf
@@ -40,4 +41,15 @@ func hasSemaphores(sites []bpf.Site) bool {
 		}
 	}
 	return false
+}
+
+// exitedError returns err, or when process pid has exited since it was
+// found, an error that says so: the files it mapped, reached through
+// /proc/PID/root, are gone with it. An error that already says the
+// process is gone is returned as it is.
+func exitedError(pid int, err error) error {
+	if err != nil && pid != 0 && !errors.Is(err, process.ErrNoProcess) && errors.Is(process.Exists(pid), process.ErrNoProcess) {
+		return fmt.Errorf("process %d exited while attaching", pid)
+	}
+	return err
 }

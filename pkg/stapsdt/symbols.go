@@ -1,4 +1,4 @@
-package bpf
+package stapsdt
 
 import (
 	"debug/elf"
@@ -6,10 +6,14 @@ import (
 )
 
 // Symbols returns the link-time addresses of the symbols defined in the
-// ELF file f, from .symtab and .dynsym, for SpecOptions.Symbols, and of
+// ELF file f, from .symtab and .dynsym, and of
 // _GLOBAL_OFFSET_TABLE_ from .got.plt in an x86 file stripped of it. A name
 // defined at more than one address (static variables of the same name in
 // different files) is left out: an argument naming it cannot be resolved.
+//
+// Arguments relative to a symbol (rip-relative and absolute globals, the
+// GOT-relative globals of x86 PIC code) are read at these addresses
+// (bpf.SpecOptions.Symbols).
 func Symbols(f *elf.File) (map[string]uint64, error) {
 	m := make(map[string]uint64)
 	dup := make(map[string]bool)
@@ -38,10 +42,14 @@ func Symbols(f *elf.File) (map[string]uint64, error) {
 	}
 	// A stripped file keeps its sections: on x86, GNU ld and lld put the
 	// GOT symbol at the start of .got.plt.
-	if _, ok := m[gotSymbol]; !ok && (f.Machine == elf.EM_386 || f.Machine == elf.EM_X86_64) {
+	if _, ok := m[GOTSymbol]; !ok && (f.Machine == elf.EM_386 || f.Machine == elf.EM_X86_64) {
 		if s := f.Section(".got.plt"); s != nil {
-			m[gotSymbol] = s.Addr
+			m[GOTSymbol] = s.Addr
 		}
 	}
 	return m, errors.Join(errs...)
 }
+
+// GOTSymbol is the symbol at the address GOT-relative operands count
+// from.
+const GOTSymbol = "_GLOBAL_OFFSET_TABLE_"

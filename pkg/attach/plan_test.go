@@ -1,25 +1,27 @@
-package main
+package attach
 
 import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"log"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 // manySites returns a probe of n sites in one file whose argument strings
 // alternate between args0 and args1; every site past good has no file
 // offset.
-func manySites(n, good int, args0, args1 string) *probe {
+func manySites(n, good int, args0, args1 string) *probe.Probe {
 	f := &stapsdt.File{Machine: elf.EM_X86_64, Sites: make([]stapsdt.Site, n)}
-	p := &probe{target: &target{name: "prog", file: f}, provider: "p", name: "q", sites: make([]int, n)}
+	p := &probe.Probe{Target: &probe.Target{Name: "prog", File: f}, Provider: "p", Name: "q", Sites: make([]int, n)}
 	for i := range f.Sites {
 		args := args0
 		if i%2 == 1 {
@@ -29,7 +31,7 @@ func manySites(n, good int, args0, args1 string) *probe {
 		if i >= good {
 			f.Sites[i].PCOffsetErr = fmt.Errorf("pc %#x is in no PT_LOAD segment", f.Sites[i].PC)
 		}
-		p.sites[i] = i
+		p.Sites[i] = i
 	}
 	return p
 }
@@ -41,29 +43,29 @@ func TestPlanMemory(t *testing.T) {
 	const n = 200000
 	p := manySites(n, n, "-4@%edi 8@%rax", "-4@-4(%rbp) 8@8(%rsp)")
 	var (
-		atts  []attachment
-		table []*site
+		atts  []Attachment
+		table []*Site
 	)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	var stderr bytes.Buffer
-	atts, table = plan([]*probe{p}, nil, log.New(&stderr, "", 0))
+	atts, table = testPlanner(&stderr).plan([]*probe.Probe{p})
 	runtime.ReadMemStats(&after)
 
 	// A BPF site and a table entry, with some slack.
-	perSite := uint64(unsafe.Sizeof(bpf.Site{}) + unsafe.Sizeof(&site{}) + 16)
+	perSite := uint64(unsafe.Sizeof(bpf.Site{}) + unsafe.Sizeof(&Site{}) + 16)
 	if got, limit := after.TotalAlloc-before.TotalAlloc, n*perSite+1<<20; got > limit {
 		t.Errorf("plan of %d sites allocated %d bytes (%d a site), want at most %d", n, got, got/n, limit)
 	}
-	if len(atts) != 1 || len(atts[0].sites) != n || cap(atts[0].sites) != n || len(table) != n {
+	if len(atts) != 1 || len(atts[0].Sites) != n || cap(atts[0].Sites) != n || len(table) != n {
 		t.Fatalf("plan gave %d attachments, %d sites (cap %d), %d table entries; want 1, %d, %d, %d",
-			len(atts), len(atts[0].sites), cap(atts[0].sites), len(table), n, n, n)
+			len(atts), len(atts[0].Sites), cap(atts[0].Sites), len(table), n, n, n)
 	}
 	if table[0] == table[1] || table[0] != table[2] || table[1] != table[n-1] {
 		t.Error("sites with the same arguments do not share their site entry, or sites with others do")
 	}
-	if s := atts[0].sites[n-1]; s.Offset != n-1 || s.Spec.NumArgs() != 2 {
+	if s := atts[0].Sites[n-1]; s.Offset != n-1 || s.Spec.NumArgs() != 2 {
 		t.Errorf("last site = offset %d, %d args; want %d, 2", s.Offset, s.Spec.NumArgs(), n-1)
 	}
 	if stderr.Len() > 0 {
@@ -76,13 +78,13 @@ func TestPlanMemory(t *testing.T) {
 func TestPlanArgErrors(t *testing.T) {
 	p := manySites(100, 100, "-4@%edi 8f@%xmm0", "-4@-4(%rbp) 8f@%xmm1")
 	var stderr bytes.Buffer
-	_, table := plan([]*probe{p}, nil, log.New(&stderr, "", 0))
+	_, table := testPlanner(&stderr).plan([]*probe.Probe{p})
 	if c := strings.Count(stderr.String(), "floating-point register"); c != 1 {
 		t.Errorf("unreadable argument reported %d times, want once:\n%s", c, stderr.String())
 	}
 	for i, s := range table {
-		if !s.noted.Has(1) || s.noted.Has(0) {
-			t.Fatalf("site %d: arguments noted as unreadable %#x, want only argument 1", i, s.noted)
+		if !s.Reported.Has(1) || s.Reported.Has(0) {
+			t.Fatalf("site %d: arguments noted as unreadable %#x, want only argument 1", i, s.Reported)
 		}
 	}
 }
@@ -91,9 +93,9 @@ func TestPlanArgErrors(t *testing.T) {
 func TestPlanLeftOut(t *testing.T) {
 	p := manySites(100, 5, "-4@%edi", "8@%rax")
 	var stderr bytes.Buffer
-	atts, table := plan([]*probe{p}, nil, log.New(&stderr, "", 0))
-	if len(atts[0].sites) != 5 || len(table) != 5 {
-		t.Errorf("plan kept %d sites, %d table entries; want 5", len(atts[0].sites), len(table))
+	atts, table := testPlanner(&stderr).plan([]*probe.Probe{p})
+	if len(atts[0].Sites) != 5 || len(table) != 5 {
+		t.Errorf("plan kept %d sites, %d table entries; want 5", len(atts[0].Sites), len(table))
 	}
 	out := stderr.String()
 	if c := strings.Count(out, "left out: pc"); c != maxLeftOut {
@@ -101,5 +103,41 @@ func TestPlanLeftOut(t *testing.T) {
 	}
 	if want := fmt.Sprintf("prog: p:q: %d more sites left out\n", 95-maxLeftOut); !strings.Contains(out, want) {
 		t.Errorf("stderr = %q, want it to end with %q", out, want)
+	}
+}
+
+// testPlanner returns a planner that writes its warnings to w, one per
+// line.
+func testPlanner(w io.Writer) *planner {
+	return &planner{warn: func(err error) { fmt.Fprintln(w, err) }}
+}
+
+func TestReadsStrings(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("requires amd64 (the operands are x86-64), not %s", runtime.GOARCH)
+	}
+	args := argspec.ParseArgs("8@%rax 8@%rdx", elf.EM_X86_64)
+	num, _ := bpf.NewSpec(0, 0, args, nil)
+	str, _ := bpf.NewSpec(0, 0, args, &bpf.SpecOptions{Strings: 1 << 1})
+	for _, tt := range []struct {
+		name  string
+		specs [][]bpf.Spec
+		want  bool
+	}{
+		{"none", nil, false},
+		{"numbers", [][]bpf.Spec{{num, num}, {num}}, false},
+		{"a string in the second file", [][]bpf.Spec{{num}, {num, str}}, true},
+	} {
+		var atts []Attachment
+		for _, specs := range tt.specs {
+			var a Attachment
+			for _, s := range specs {
+				a.Sites = append(a.Sites, bpf.Site{Spec: s})
+			}
+			atts = append(atts, a)
+		}
+		if got := readsStrings(atts); got != tt.want {
+			t.Errorf("readsStrings(%s) = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

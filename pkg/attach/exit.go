@@ -1,9 +1,7 @@
-package main
+package attach
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -11,23 +9,9 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
-// exitedError returns err, or when the -p process pid has exited since
-// it was found, an error that says so: the files it mapped, reached
-// through /proc/PID/root, are gone with it. An error that already says
-// the process is gone is returned as it is.
-func exitedError(pid int, err error) error {
-	if pid != 0 && !errors.Is(err, process.ErrNoProcess) && errors.Is(process.Exists(pid), process.ErrNoProcess) {
-		return fmt.Errorf("process %d exited while attaching", pid)
-	}
-	return err
-}
-
-// watchExit returns a channel that is closed when process pid exits, or
-// nil when pid is 0. It stops watching when ctx is done.
-func watchExit(ctx context.Context, pid int) <-chan struct{} {
-	if pid == 0 {
-		return nil
-	}
+// exitOf returns a channel that is closed when process pid exits. It
+// stops watching when done is closed.
+func exitOf(done <-chan struct{}, pid int) <-chan struct{} {
 	ch := make(chan struct{})
 	fd, err := unix.PidfdOpen(pid, 0)
 	go func() {
@@ -44,7 +28,7 @@ func watchExit(ctx context.Context, pid int) <-chan struct{} {
 				return
 			}
 			select {
-			case <-ctx.Done():
+			case <-done:
 				return
 			default:
 			}

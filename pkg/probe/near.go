@@ -1,4 +1,4 @@
-package main
+package probe
 
 import (
 	"fmt"
@@ -9,83 +9,15 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-// A probe is one probe, a provider and name, of one target, with the
-// sites of it that were selected.
-type probe struct {
-	target   *target
-	provider string
-	name     string
-	spec     probespec.Spec // the specification that selected it first
-	sites    []int          // indexes into target.file.Sites, in note order
-	events   uint64
-}
-
-func (p *probe) String() string { return p.provider + ":" + p.name }
-
-// selectProbes matches each specification against the probes of the
-// targets find returns for it. Every specification must match at least
-// one site; a site matched twice is selected once, with the types of the
-// first specification that gives types for it.
-func selectProbes(specs []probespec.Spec, find func(probespec.Spec) ([]*target, error)) ([]*probe, error) {
-	type key struct {
-		t              *target
-		provider, name string
-	}
-	byKey := make(map[key]*probe)
-	chosen := make(map[*target][]bool)
-	var out []*probe
-	for _, s := range specs {
-		ts, err := find(s)
-		if err != nil {
-			return nil, fmt.Errorf("%v: %w", s, err)
-		}
-		matched := false
-		for _, t := range ts {
-			if chosen[t] == nil {
-				chosen[t] = make([]bool, len(t.file.Sites))
-			}
-			for i := range t.file.Sites {
-				site := &t.file.Sites[i]
-				if !s.Match(site.Provider, site.Name) {
-					continue
-				}
-				matched = true
-				if chosen[t][i] {
-					// Types given for a probe win over none.
-					if p := byKey[key{t, site.Provider, site.Name}]; p.spec.Types == nil && s.Types != nil {
-						p.spec = s
-					}
-					continue
-				}
-				chosen[t][i] = true
-				k := key{t, site.Provider, site.Name}
-				p := byKey[k]
-				if p == nil {
-					// Copies: the notes' strings share the memory of
-					// the whole note section, which plan lets go.
-					p = &probe{target: t, provider: strings.Clone(site.Provider), name: strings.Clone(site.Name), spec: s}
-					byKey[k] = p
-					out = append(out, p)
-				}
-				p.sites = append(p.sites, i)
-			}
-		}
-		if !matched {
-			return nil, notFound(s, ts)
-		}
-	}
-	return out, nil
-}
-
 // notFound describes a specification that matched no probe, with the
 // probes of the searched files that come closest.
-func notFound(s probespec.Spec, ts []*target) error {
+func notFound(s probespec.Spec, ts []*Target) error {
 	var where []string
 	seen := make(map[string]bool)
 	var names []string
 	for _, t := range ts {
-		where = append(where, t.name)
-		for _, p := range t.file.Sites {
+		where = append(where, t.Name)
+		for _, p := range t.File.Sites {
 			n := p.Provider + ":" + p.Name
 			if !seen[n] {
 				seen[n] = true

@@ -1,0 +1,177 @@
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probe"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// DefaultFlushInterval bounds how long an event waits in the ring buffer
+// before Read returns it, when Options.FlushInterval is 0.
+const DefaultFlushInterval = 100 * time.Millisecond
+
+// Options configure Resolve and Open. The zero value traces every
+// process that runs the files, with the defaults of package bpf.
+type Options struct {
+	// PID, when not 0, traces that process only: specifications without
+	// a PATH are resolved against every object it maps, and the Tracer
+	// stops by itself when it exits.
+	PID int
+	// Types, when not nil, names and types the arguments of the probes
+	// it describes; events of those probes carry named fields.
+	Types *Types
+	// StringSize is the most bytes kept of a string argument
+	// (bpf.DefaultStringSize if 0).
+	StringSize int
+	// RingSize is the size of the ring buffer in bytes
+	// (bpf.DefaultRingSize if 0); see bpf.Options.
+	RingSize int
+	// FlushInterval bounds how long an event waits before Read returns
+	// it (DefaultFlushInterval if 0).
+	FlushInterval time.Duration
+	// InProcess makes and removes the uprobes from this process rather
+	// than from a keeper process; see bpf.Options.
+	InProcess bool
+	// Warn, when not nil, is given what does not stop attaching but
+	// leaves something out: malformed notes, sites left out, arguments
+	// that cannot be read, semaphores not raised, probes Types does not
+	// describe. Each error names the file and the probe.
+	Warn func(error)
+}
+
+// A Plan is what Resolve selected and how it will be attached.
+type Plan struct {
+	// Probes are the selected probes, in the order the specifications
+	// named them.
+	Probes []*probe.Probe
+	// Attachments are the sites to attach, by file.
+	Attachments []Attachment
+	// Sites are all sites, by site number: the order of Attachments.
+	Sites []*Site
+	// Damaged names the files with malformed notes (given to
+	// Options.Warn): their other probes are attached.
+	Damaged []string
+
+	opts Options
+}
+
+// bigPlan is the number of sites from which the notes are collected as
+// soon as they have been planned.
+const bigPlan = 100000
+
+// ErrNoSites is returned by Resolve when the probes selected have no
+// site that can be attached.
+var ErrNoSites = errors.New("no probe site can be attached")
+
+// Resolve finds the probes specs select (see probe.Find) and plans how
+// each of their sites is attached and its arguments read. Reading can
+// block (a process that holds its memory map lock, a hung network file
+// system, a named pipe), so it is done aside: Resolve returns the cause
+// of ctx as soon as ctx is done, leaving the reading behind.
+func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	type result struct {
+		plan *Plan
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := resolve(specs, &o)
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.plan, exitedError(o.PID, r.err)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w before anything was attached", context.Cause(ctx))
+	}
+}
+
+func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
+	sel, err := probe.Find(specs, &probe.Options{PID: o.PID, Warn: o.Warn})
+	if err != nil {
+		return nil, err
+	}
+	if n := sel.Sites(); n > bpf.SiteLimit {
+		return nil, fmt.Errorf("%d probe sites selected, more than the %d that can be attached", n, bpf.SiteLimit)
+	}
+	pl := &planner{types: o.Types, warn: o.Warn}
+	atts, sites := pl.plan(sel.Probes)
+	if len(sites) == 0 {
+		return nil, ErrNoSites
+	}
+	// What is planned no longer refers to the notes: their memory is
+	// given back before the sites are copied to the kernel.
+	for _, t := range sel.Targets {
+		t.Release()
+	}
+	if len(sites) > bigPlan {
+		// Without a collection now, the notes would still take their
+		// room while bpf copies the sites: a third more at the peak.
+		runtime.GC()
+	}
+	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o}, nil
+}
+
+// Status returns err or, when err is nil but the notes of some files
+// were malformed, an error that says so, so that a command's exit status
+// tells that something was left out.
+func (p *Plan) Status(err error) error {
+	if err != nil || len(p.Damaged) == 0 {
+		return err
+	}
+	return fmt.Errorf("malformed stapsdt notes in %s (reported above); the other probes were attached", strings.Join(p.Damaged, ", "))
+}
+
+// Attach loads the BPF program and attaches it to every site of the
+// plan. On error nothing stays attached.
+func (p *Plan) Attach() (*Tracer, error) {
+	o := &p.opts
+	prog, err := bpf.Load(&bpf.Options{
+		RingSize:      o.RingSize,
+		MaxSites:      len(p.Sites),
+		StringSize:    o.StringSize,
+		FlushInterval: cmpOr(o.FlushInterval, DefaultFlushInterval),
+		PID:           o.PID,
+		NoStrings:     !readsStrings(p.Attachments),
+		InProcess:     o.InProcess,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range p.Attachments {
+		if err := prog.Attach(a.Target.Path, a.Sites); err != nil {
+			prog.Close()
+			return nil, exitedError(o.PID, attachError(err, hasSemaphores(a.Sites)))
+		}
+	}
+	return newTracer(prog, p), nil
+}
+
+// Open resolves specs and attaches to their sites: Resolve, then
+// Plan.Attach.
+func Open(ctx context.Context, specs []probespec.Spec, opts *Options) (*Tracer, error) {
+	p, err := Resolve(ctx, specs, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.Attach()
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,162 @@
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/dtrace"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/process"
+)
+
+const demo = "../stapsdt/testdata/demo"
+
+func TestResolveTypes(t *testing.T) {
+	src, err := os.ReadFile("../stapsdt/testdata/demo.d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	provs, err := dtrace.Parse("demo.d", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warnings []error
+	p, err := Resolve(context.Background(), specs(t, demo+":demo:tick(u64)", demo+":demo:*(s8,str)"), &Options{
+		Types: &Types{Source: "demo.d", Providers: provs},
+		Warn:  func(err error) { warnings = append(warnings, err) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Attachments) != 1 || len(p.Attachments[0].Sites) != 3 || len(p.Sites) != 3 || len(warnings) > 0 {
+		t.Fatalf("Resolve = %d attachments, %d sites, warnings %v", len(p.Attachments), len(p.Sites), warnings)
+	}
+	if n := p.Attachments[0].Semaphores(); n != 2 {
+		t.Errorf("%d semaphores, want 2", n)
+	}
+	for i, s := range p.Attachments[0].Sites {
+		if s.RefCtrOffset == 0 {
+			t.Errorf("site %d has no semaphore", i)
+		}
+	}
+	// tick keeps the types of the first specification that gives some;
+	// start those of the second, before those of the .d file.
+	if got := p.Sites[0].Args[0].Type; got != (probespec.Type{Kind: probespec.Int, Size: 8}) {
+		t.Errorf("tick arg 0 = %v", got)
+	}
+	start := p.Sites[2]
+	if start.Probe.Name != "start" || start.ProbeIndex != 1 || start.Args[0].Type.String() != "s8" || start.Args[1].Type.Kind != probespec.String {
+		t.Errorf("start args = %+v", start.Args)
+	}
+	if !start.Fields || start.Args[1].Name != "arg1" {
+		t.Errorf("start fields = %v, names %+v", start.Fields, start.Args)
+	}
+}
+
+// specs parses probe specifications for tests.
+func specs(t *testing.T, ss ...string) []probespec.Spec {
+	t.Helper()
+	var out []probespec.Spec
+	for _, s := range ss {
+		spec, err := probespec.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, spec)
+	}
+	return out
+}
+
+func TestStatus(t *testing.T) {
+	other := errors.New("attach: no permission")
+	for _, tt := range []struct {
+		d    []string
+		err  error
+		want string
+	}{
+		{nil, nil, ""},
+		{nil, other, other.Error()},
+		{[]string{"./a", "./b"}, other, other.Error()},
+		{[]string{"./a", "./b"}, nil, "malformed stapsdt notes in ./a, ./b (reported above); the other probes were attached"},
+	} {
+		got := (&Plan{Damaged: tt.d}).Status(tt.err)
+		if (got == nil) != (tt.want == "") || got != nil && got.Error() != tt.want {
+			t.Errorf("Plan{Damaged: %q}.Status(%v) = %v, want %q", tt.d, tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestAttachError(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	noRefCtr := filepath.Join(dir, "norefctr")
+	for _, d := range []string{filepath.Join(full, "format"), filepath.Join(noRefCtr, "format")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(full, "format", "ref_ctr_offset"), []byte("config:32-63\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notSupported := fmt.Errorf("attach prog: uprobe ref_ctr_offset: %w", bpf.ErrNotSupported)
+	other := errors.New("attach prog: bad address")
+	defer func(old string) { uprobePMU = old }(uprobePMU)
+	for _, tt := range []struct {
+		pmu        string
+		err        error
+		semaphores bool
+		want       string // in the message; "" for the error unchanged
+	}{
+		{filepath.Join(dir, "none"), other, false, "kernel without uprobes (CONFIG_UPROBE_EVENTS, Linux 4.17): "},
+		{noRefCtr, notSupported, true, "kernel without uprobe ref_ctr_offset to raise probe semaphores (Linux 4.20): "},
+		{noRefCtr, notSupported, false, ""},
+		{noRefCtr, other, true, ""},
+		{full, notSupported, true, ""},
+	} {
+		uprobePMU = tt.pmu
+		got := attachError(tt.err, tt.semaphores)
+		if !errors.Is(got, tt.err) {
+			t.Errorf("attachError(%v, %v) with %s = %v, does not wrap it", tt.err, tt.semaphores, tt.pmu, got)
+		}
+		if tt.want == "" && got != tt.err || !strings.HasPrefix(got.Error(), tt.want) {
+			t.Errorf("attachError(%v, %v) with %s = %q, want %q before it", tt.err, tt.semaphores, tt.pmu, got, tt.want)
+		}
+	}
+}
+
+// TestExitedError checks that an error of a -p process that has exited
+// says so, and that other errors pass unchanged.
+func TestExitedError(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("requires true: %v", err)
+	}
+	pid := cmd.Process.Pid
+	cause := errors.New("stat executable: /proc/N/root/x: no such file or directory")
+	for _, tt := range []struct {
+		pid  int
+		want string
+	}{
+		{pid, fmt.Sprintf("process %d exited while attaching", pid)},
+		{os.Getpid(), cause.Error()},
+		{0, cause.Error()},
+	} {
+		if got := exitedError(tt.pid, cause); got.Error() != tt.want {
+			t.Errorf("exitedError(%d, %q) = %q, want %q", tt.pid, cause, got, tt.want)
+		}
+	}
+	if got := exitedError(pid, nil); got != nil {
+		t.Errorf("exitedError(%d, nil) = %v, want nil", pid, got)
+	}
+	gone := fmt.Errorf("process %d: %w", pid, process.ErrNoProcess)
+	if got := exitedError(pid, gone); got != gone {
+		t.Errorf("exitedError(%d, %q) = %q, want it unchanged", pid, gone, got)
+	}
+}

@@ -1,0 +1,187 @@
+package attach
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probe"
+)
+
+// drainPoll is how often a stopping Tracer checks whether its reader has
+// emptied the ring buffer.
+const drainPoll = 10 * time.Millisecond
+
+// A Tracer streams the events of attached probe sites.
+//
+// Stopping follows a protocol that loses nothing silently: Stop detaches
+// every site, so that no event is added; Read goes on returning the
+// events still in the ring buffer and then io.EOF; from then on Lost and
+// Skipped are final. Close may be called at any time, also to cut a
+// drain short, and must be called in the end.
+type Tracer struct {
+	prog  *bpf.Program
+	plan  *Plan
+	sites []*Site
+
+	stopOnce  sync.Once
+	stopping  chan struct{} // closed by Stop
+	drained   chan struct{} // closed when the counters are final
+	closing   chan struct{} // closed by Close
+	closeOnce sync.Once
+	detachErr error
+	closeErr  error
+
+	mu      sync.Mutex // guards the final counters
+	final   bool
+	lost    uint64
+	skipped uint64
+}
+
+func newTracer(prog *bpf.Program, p *Plan) *Tracer {
+	t := &Tracer{
+		prog:     prog,
+		plan:     p,
+		sites:    p.Sites,
+		stopping: make(chan struct{}),
+		drained:  make(chan struct{}),
+		closing:  make(chan struct{}),
+	}
+	if p.opts.PID != 0 {
+		go func() {
+			select {
+			case <-exitOf(t.closing, p.opts.PID):
+				t.Stop()
+			case <-t.closing:
+			}
+		}()
+	}
+	return t
+}
+
+// An Event is one probe hit: the event as the BPF program read it, and
+// the site it came from.
+type Event struct {
+	bpf.Event
+	Site *Site
+}
+
+// Probe returns the probe that fired.
+func (e *Event) Probe() *probe.Probe { return e.Site.Probe }
+
+// Read waits for the next event and stores it in ev, reusing its memory.
+// After Stop, it returns io.EOF once the ring buffer is empty, and after
+// Close at once. Read must not be called concurrently with itself.
+func (t *Tracer) Read(ev *Event) error {
+	if err := t.prog.Read(&ev.Event); err != nil {
+		if errors.Is(err, bpf.ErrClosed) && t.isDrained() {
+			return io.EOF
+		}
+		return err
+	}
+	if int(ev.Event.Site) >= len(t.sites) {
+		return fmt.Errorf("event of unknown site %d", ev.Event.Site)
+	}
+	ev.Site = t.sites[ev.Event.Site]
+	return nil
+}
+
+func (t *Tracer) isDrained() bool {
+	select {
+	case <-t.drained:
+		return true
+	default:
+		return false
+	}
+}
+
+// Plan returns what the Tracer attached.
+func (t *Tracer) Plan() *Plan { return t.plan }
+
+// Stop detaches every site, which lowers the semaphores raised for
+// them, and lets Read return the events left in the ring buffer before
+// io.EOF. It returns at once; the Tracer calls it itself when the
+// process of Options.PID exits. Calling it again does nothing.
+func (t *Tracer) Stop() {
+	t.stopOnce.Do(func() {
+		t.detachErr = t.prog.Detach()
+		close(t.stopping)
+		go t.drain()
+	})
+}
+
+// Stopped returns a channel that is closed when Stop is called.
+func (t *Tracer) Stopped() <-chan struct{} { return t.stopping }
+
+// drain waits for the reader to empty the ring buffer, takes the final
+// counts and releases the program, which ends Read.
+func (t *Tracer) drain() {
+	tick := time.NewTicker(drainPoll)
+	defer tick.Stop()
+	for t.prog.Pending() > 0 {
+		select {
+		case <-tick.C:
+		case <-t.closing:
+			return
+		}
+	}
+	t.finish()
+}
+
+// finish takes the final counts, which live in a map the program's
+// release frees, and releases it.
+func (t *Tracer) finish() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.final {
+		return
+	}
+	if n, err := t.prog.Lost(); err == nil {
+		t.lost = n
+	}
+	if n, err := t.prog.Skipped(); err == nil {
+		t.skipped = n
+	}
+	t.final = true
+	close(t.drained)
+	t.closeErr = t.prog.Close()
+}
+
+// Lost returns the number of events dropped so far because the ring
+// buffer was full: Read was not called often enough, or the ring is too
+// small for the rate of events.
+func (t *Tracer) Lost() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.final {
+		return t.lost
+	}
+	n, _ := t.prog.Lost()
+	return n
+}
+
+// Skipped returns the number of probe hits that made no event for
+// another reason than a full ring buffer (see bpf.Program.Skipped).
+func (t *Tracer) Skipped() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.final {
+		return t.skipped
+	}
+	n, _ := t.prog.Skipped()
+	return n
+}
+
+// Close detaches every site, if Stop has not, and releases the program;
+// a Read in progress returns. The counts of Lost and Skipped are final.
+// The error is that of detaching or releasing.
+func (t *Tracer) Close() error {
+	t.closeOnce.Do(func() {
+		close(t.closing)
+		t.finish()
+	})
+	return errors.Join(t.detachErr, t.closeErr)
+}
