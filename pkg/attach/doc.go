@@ -1,0 +1,59 @@
+// Package attach traces USDT probes: it resolves probe specifications to
+// probe sites, plans how each site's arguments are read, attaches one
+// precompiled BPF program (package bpf) to every site, and streams the
+// events.
+//
+// It is what sdtattach is made of, in the one-call shape of libbpf's
+// bpf_program__attach_usdt:
+//
+//	spec, _ := probespec.Parse("/usr/bin/python3:python:function__entry(str,str,s32)")
+//	t, err := attach.Open(ctx, []probespec.Spec{spec}, &attach.Options{PID: pid})
+//	...
+//	defer t.Close()
+//	var ev attach.Event
+//	for t.Read(&ev) == nil {
+//		fmt.Println(ev.Probe(), ev.Args)
+//	}
+//
+// # Resolving
+//
+// A specification is [usdt:]PATH:PROVIDER:NAME[(TYPES)] or, with
+// Options.PID, PROVIDER:NAME[(TYPES)] (see package probespec; package
+// probe finds the probes). Without a PID the sites are attached in every
+// process that runs the file, also those started later; with one, in
+// that process only, and PATH may be any object it maps or will map.
+//
+// Resolve does the reading and planning, and returns a Plan: the probes,
+// their sites by file (Attachments), and the table of sites by number
+// that events refer to. Problems that leave something out without
+// stopping the rest go to Options.Warn: malformed notes (the file's other
+// probes are still attached; Plan.Status turns them into an error for a
+// command's exit status), sites whose address is in no segment,
+// arguments the program cannot read (events show them as not read),
+// semaphores that cannot be raised. Plan.Attach loads the program and
+// attaches; Open is Resolve and Attach in one call.
+//
+// # Arguments
+//
+// Each argument of a site is read as its note describes it: register,
+// memory at a register plus an offset, a global relative to a symbol
+// (the file's symbols are read only when an argument needs them), or a
+// constant. Site.Args tells how events show it: the type of the
+// specification (str, strN, s8..u64, hex, _), else that of
+// Options.Types (a DTrace provider file, which also names the arguments),
+// else an integer of the note's size and sign.
+//
+// # Events and stopping
+//
+// Read returns one Event at a time: the bpf.Event (time, pid, tid, cpu,
+// comm, arguments) and the Site it came from. Events are never dropped
+// silently: when the ring buffer is full, Lost counts them. Stop
+// detaches every site, which also lowers the semaphores raised for them;
+// Read then returns the events still in the ring buffer and io.EOF, and
+// Lost is final. A Tracer with Options.PID stops by itself when the
+// process exits. Close releases everything and ends a Read in progress.
+//
+// The uprobes are made and removed by a keeper process (see bpf.Options):
+// a traced process is never left patched, even when the tracer is killed
+// with SIGKILL.
+package attach

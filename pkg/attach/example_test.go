@@ -1,0 +1,70 @@
+package attach_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os/exec"
+
+	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// demo fires demo:tick(i), and demo:tick(-i) while traced, for i from
+// 1 to its first argument.
+const demo = "../stapsdt/testdata/demo"
+
+// This traces a probe of a program, named by its path, in every process
+// that runs it; then it runs the program. It prints
+// "demo:tick 1", "demo:tick -1", "demo:tick 2" and "demo:tick -2".
+func Example() {
+	spec, err := probespec.Parse(demo + ":demo:tick")
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := attach.Open(context.Background(), []probespec.Spec{spec}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer t.Close()
+
+	cmd := exec.Command(demo, "2")
+	if err := cmd.Run(); err != nil {
+		log.Fatal(err)
+	}
+	t.Stop() // Read returns the events left, then io.EOF.
+	var ev attach.Event
+	for t.Read(&ev) == nil {
+		if int(ev.PID) == cmd.Process.Pid {
+			fmt.Println(ev.Probe(), ev.Args[0])
+		}
+	}
+}
+
+// This traces a running process by its pid, until it exits. It prints
+// "demo:tick 3 events", then "exited; 0 lost".
+func Example_pid() {
+	cmd := exec.Command(demo, "0", "10") // a tick every 10 ms, until killed
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	spec, _ := probespec.Parse("demo:tick") // any object the process maps
+	t, err := attach.Open(context.Background(), []probespec.Spec{spec}, &attach.Options{PID: cmd.Process.Pid})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer t.Close()
+
+	var ev attach.Event
+	for i := 0; i < 3; i++ {
+		if err := t.Read(&ev); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println(ev.Probe(), "3 events")
+	cmd.Process.Kill()
+	cmd.Wait()
+	for t.Read(&ev) == nil { // the events left, until the exit is seen
+	}
+	fmt.Println("exited;", t.Lost(), "lost")
+}

@@ -1,0 +1,52 @@
+package attach_test
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"testing"
+)
+
+// The examples need root and BPF, so they carry no Output comment, which
+// would run them everywhere; TestExamples runs them where they can run
+// and checks what they print.
+func TestExamples(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skipf("requires root (euid %d) to load BPF programs", os.Geteuid())
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("requires amd64 (the demo fixture is x86-64), not %s", runtime.GOARCH)
+	}
+	for _, tt := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"Example", Example, "demo:tick 1\ndemo:tick -1\ndemo:tick 2\ndemo:tick -2\n"},
+		{"Example_pid", Example_pid, "demo:tick 3 events\nexited; 0 lost\n"},
+	} {
+		if got := captureStdout(t, tt.f); got != tt.want {
+			t.Errorf("%s printed %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// captureStdout returns what f writes to os.Stdout.
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	out := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		out <- string(b)
+	}()
+	defer func() { os.Stdout = old }()
+	f()
+	w.Close()
+	return <-out
+}
