@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"github.com/sdtkit/sdtkit/pkg/uprobes"
@@ -20,10 +21,7 @@ import (
 // their live state. An object that cannot be read is reported and the
 // others are still listed.
 func listProcess(c *config, out sink, logger *log.Logger) error {
-	if err := process.Exists(c.pid); err != nil {
-		return err
-	}
-	maps, err := process.ReadMaps(c.pid)
+	files, err := probe.Mapped(c.pid, nil)
 	if err != nil {
 		return err
 	}
@@ -32,9 +30,18 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 		defer mem.Close()
 	}
 	failed := false
-	for _, o := range process.Objects(c.pid, maps) {
-		if err := listObject(c, &o, mem, memErr, out); err != nil {
-			cli.Print(logger, err)
+	for mf, ferr := range files {
+		if mf.File != nil && len(mf.File.Sites) > 0 {
+			o := mf.Object
+			live := func(p *stapsdt.Site) *liveState {
+				return liveSite(c.pid, o, mf.File.Machine, mf.Data, mem, memErr, p)
+			}
+			if err := writeProbes(o.Path, mf.File, c.patterns, live, out); err != nil {
+				ferr = errors.Join(err, ferr)
+			}
+		}
+		if ferr != nil {
+			cli.Print(logger, ferr)
 			failed = true
 		}
 	}
@@ -42,48 +49,6 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 		return fmt.Errorf("process %d: some mapped objects could not be listed", c.pid)
 	}
 	return nil
-}
-
-// listObject writes the probes of one mapped object. Files that are not
-// ELF (locale archives, fonts) are passed over in silence.
-func listObject(c *config, o *process.Object, mem *process.Mem, memErr error, out sink) error {
-	fd, err := o.Open()
-	if err != nil {
-		return err
-	}
-	defer fd.Close()
-	f, ferr := stapsdt.NewFile(fd)
-	if errors.Is(ferr, stapsdt.ErrNotELF) {
-		return nil
-	}
-	ferr = inFile(o.Path, ferr)
-	if f == nil || len(f.Sites) == 0 {
-		return ferr
-	}
-	live := func(p *stapsdt.Site) *liveState {
-		return liveSite(c.pid, o, f.Machine, fd, mem, memErr, p)
-	}
-	if err := writeProbes(o.Path, f, c.patterns, live, out); err != nil {
-		return errors.Join(err, ferr)
-	}
-	return ferr
-}
-
-// inFile puts the file name in front of err or, when err joins several
-// (malformed notes), of each of them, as stapsdt.Open does.
-func inFile(name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	var errs []error
-	for _, e := range j.Unwrap() {
-		errs = append(errs, fmt.Errorf("%s: %w", name, e))
-	}
-	return errors.Join(errs...)
 }
 
 // liveSite reads the run-time state of one site: its address, whether a

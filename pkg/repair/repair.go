@@ -7,9 +7,9 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/semaphore"
-	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"github.com/sdtkit/sdtkit/pkg/uprobes"
 )
 
@@ -83,10 +83,7 @@ func Process(pid int, opts *Options) (*Report, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if err := process.Exists(pid); err != nil {
-		return nil, err
-	}
-	mappings, err := process.ReadMaps(pid)
+	files, err := probe.Mapped(pid, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +95,12 @@ func Process(pid int, opts *Options) (*Report, error) {
 	var cands []candidate
 	sems := make(map[uint64]*semState)
 	var errs []error
-	for _, obj := range process.Objects(pid, mappings) {
-		if err := scan(&obj, mem, o.Match, &cands, sems); err != nil {
+	for mf, err := range files {
+		if mf.File == nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := scan(mf, mem, o.Match, &cands, sems); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -219,16 +220,8 @@ func anyRaised(sems map[uint64]*semState) bool {
 }
 
 // scan adds the armed sites of one mapped object, and its semaphores.
-func scan(obj *process.Object, mem *process.Mem, match func(string, string) bool, cands *[]candidate, sems map[uint64]*semState) error {
-	fd, err := obj.Open()
-	if err != nil {
-		return err
-	}
-	defer fd.Close()
-	f, err := stapsdt.NewFile(fd)
-	if errors.Is(err, stapsdt.ErrNotELF) || f == nil {
-		return nil
-	}
+func scan(mf *probe.MappedFile, mem *process.Mem, match func(string, string) bool, cands *[]candidate, sems map[uint64]*semState) error {
+	obj, f, fd := mf.Object, mf.File, mf.Data
 	id := process.FileID{Dev: obj.Dev, Inode: obj.Inode}
 	for i := range f.Sites {
 		p := &f.Sites[i]

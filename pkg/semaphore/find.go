@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
@@ -23,15 +24,12 @@ import (
 // one that may not be inspected a *process.PermissionError, and no
 // semaphores.
 func Find(pid int, specs ...probespec.Spec) ([]Semaphore, error) {
-	maps, err := process.ReadMaps(pid)
-	if err != nil {
-		return nil, err
-	}
 	files := make([]*process.PathMatcher, len(specs))
 	for i, s := range specs {
 		if s.Path == "" {
 			continue
 		}
+		var err error
 		if files[i], err = pathMatcher(pid, s.Path); err != nil {
 			return nil, err
 		}
@@ -41,19 +39,24 @@ func Find(pid int, specs ...probespec.Spec) ([]Semaphore, error) {
 		errs    []error
 		matched = make([]bool, len(specs))
 		mapped  = make([]bool, len(specs))
+		use     []int // the specifications of the object visited
 	)
-	for _, o := range process.Objects(pid, maps) {
-		var use []int
+	want := func(o *process.Object) bool {
+		use = use[:0]
 		for i, s := range specs {
-			if s.Path == "" || files[i].Match(&o) {
+			if s.Path == "" || files[i].Match(o) {
 				use = append(use, i)
 				mapped[i] = mapped[i] || s.Path != ""
 			}
 		}
-		if len(use) == 0 {
-			continue
-		}
-		found, oerrs := findObject(&o, specs, use, matched)
+		return len(use) > 0
+	}
+	objects, err := probe.Mapped(pid, want)
+	if err != nil {
+		return nil, err
+	}
+	for mf, err := range objects {
+		found, oerrs := findObject(mf, err, specs, use, matched)
 		sems = append(sems, found...)
 		errs = append(errs, oerrs...)
 	}
@@ -68,34 +71,27 @@ func Find(pid int, specs ...probespec.Spec) ([]Semaphore, error) {
 	return sems, errors.Join(errs...)
 }
 
-// findObject returns the semaphores of the probes of o that match one of
-// specs[use], and marks the specifications that matched.
-func findObject(o *process.Object, specs []probespec.Spec, use []int, matched []bool) ([]Semaphore, []error) {
+// findObject returns the semaphores of the probes of the mapped file mf,
+// read with error ferr, that match one of specs[use], and marks the
+// specifications that matched.
+func findObject(mf *probe.MappedFile, ferr error, specs []probespec.Spec, use []int, matched []bool) ([]Semaphore, []error) {
 	named := false
 	for _, i := range use {
 		named = named || specs[i].Path != ""
 	}
-	fd, err := o.Open()
-	if err != nil {
+	o, f := mf.Object, mf.File
+	if f == nil {
 		// An unreadable object is only an error when it was asked for
 		// by name or for lack of permission, which may hide probes.
 		var pe *process.PermissionError
-		if named || errors.As(err, &pe) || errors.Is(err, process.ErrNoProcess) {
-			return nil, []error{err}
-		}
-		return nil, nil
-	}
-	defer fd.Close()
-	f, err := stapsdt.NewFile(fd)
-	if f == nil {
-		if named {
-			return nil, []error{fmt.Errorf("%s: %w", o.Path, err)}
+		if named || errors.As(ferr, &pe) || errors.Is(ferr, process.ErrNoProcess) {
+			return nil, []error{ferr}
 		}
 		return nil, nil
 	}
 	var errs []error
-	if err != nil && named {
-		errs = append(errs, fmt.Errorf("%s: %w", o.Path, err))
+	if ferr != nil && named {
+		errs = append(errs, ferr)
 	}
 	type key struct{ provider, name string }
 	seen := make(map[uint64]int) // semaphore offset to index in sems

@@ -1,11 +1,11 @@
-package main
+package stapsdt
 
 import (
 	"errors"
 	"testing"
 )
 
-func TestInFile(t *testing.T) {
+func TestNameErrors(t *testing.T) {
 	bad, more := errors.New("bad note"), errors.New("3 more")
 	for _, tt := range []struct {
 		err  error
@@ -16,13 +16,13 @@ func TestInFile(t *testing.T) {
 		{bad, "/lib/x.so: bad note", []error{bad}},
 		{errors.Join(bad, more), "/lib/x.so: bad note\n/lib/x.so: 3 more", []error{bad, more}},
 	} {
-		got := inFile("/lib/x.so", tt.err)
+		got := nameErrors("/lib/x.so", tt.err)
 		if (got == nil) != (tt.want == "") || got != nil && got.Error() != tt.want {
-			t.Errorf("inFile(%q) = %v, want %q", tt.err, got, tt.want)
+			t.Errorf("nameErrors(%q) = %v, want %q", tt.err, got, tt.want)
 		}
 		for _, e := range tt.is {
 			if !errors.Is(got, e) {
-				t.Errorf("inFile(%q) does not wrap %q", tt.err, e)
+				t.Errorf("nameErrors(%q) does not wrap %q", tt.err, e)
 			}
 		}
 	}
