@@ -9,6 +9,7 @@ import (
 	"log"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -84,7 +85,7 @@ type sink interface {
 
 // listFile writes the matching probes of one file. A file with some bad
 // notes still has its good probes listed before the error is returned.
-func listFile(name string, pats []pattern, out sink) error {
+func listFile(name string, pats []probespec.Spec, out sink) error {
 	f, ferr := stapsdt.Open(name)
 	if f == nil {
 		return ferr
@@ -103,7 +104,7 @@ func listFile(name string, pats []pattern, out sink) error {
 
 // writeProbes writes the matching probes of f. live, when not nil, fills
 // the live state of each site.
-func writeProbes(name string, f *stapsdt.File, pats []pattern, live func(*stapsdt.Site) *liveState, out sink) error {
+func writeProbes(name string, f *stapsdt.File, pats []probespec.Spec, live func(*stapsdt.Site) *liveState, out sink) error {
 	// One site is reused: sinks are done with it when write returns.
 	s := &site{file: name, machine: f.Machine}
 	for i := range f.Sites {

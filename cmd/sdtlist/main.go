@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
 const usageText = `usage: sdtlist [-t] FILE... [PATTERN...]
@@ -46,7 +48,7 @@ type config struct {
 	table    bool
 	pid      int
 	files    []string
-	patterns []pattern
+	patterns []probespec.Spec
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -68,9 +70,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 			fmt.Fprintf(stderr, "sdtlist: %q: with -p, arguments are PROVIDER:NAME patterns\n", a)
 			return nil, cli.ErrUsage
 		}
-		if pat, ok := parsePattern(a, pidSet); ok {
-			if err := pat.valid(); err != nil {
-				fmt.Fprintf(stderr, "sdtlist: %q: %v\n", a, err)
+		if isPattern(a, pidSet) {
+			pat, err := probespec.ParsePattern(a)
+			if se := (*probespec.SyntaxError)(nil); errors.As(err, &se) {
+				fmt.Fprintf(stderr, "sdtlist: %q: %s\n", a, se.Msg)
 				return nil, cli.ErrUsage
 			}
 			c.patterns = append(c.patterns, pat)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -30,15 +31,15 @@ func manyProbes(n int) *stapsdt.File {
 func TestWriteParallel(t *testing.T) {
 	for _, tt := range []struct {
 		sites int
-		pats  []pattern
+		pats  []probespec.Spec
 	}{
 		{1, nil},
 		{chunkSites, nil},
 		{chunkSites + 1, nil},
 		{parallelMin * 5, nil},
-		{parallelMin*3 + 17, []pattern{{"p1", "*"}}},
-		{parallelMin * 2, []pattern{{"", "n3"}, {"p2", "n[01]"}}},
-		{parallelMin, []pattern{{"none", "*"}}},
+		{parallelMin*3 + 17, []probespec.Spec{{Provider: "p1", Name: "*"}}},
+		{parallelMin * 2, []probespec.Spec{{Provider: "*", Name: "n3"}, {Provider: "p2", Name: "n[01]"}}},
+		{parallelMin, []probespec.Spec{{Provider: "none", Name: "*"}}},
 	} {
 		t.Run(fmt.Sprint(tt.sites, tt.pats), func(t *testing.T) {
 			f := manyProbes(tt.sites)

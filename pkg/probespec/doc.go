@@ -19,4 +19,11 @@
 // of the argument's own size, shown in hexadecimal), or _ to drop the
 // argument. An argument past the end of the list keeps its default: an
 // integer of the size and signedness the note gives.
+//
+// ParsePattern parses the same PROVIDER:NAME globs as patterns over
+// files given apart, as sdtlist takes them: NAME alone selects a probe of
+// any provider, and an empty part matches everything.
+//
+// Errors are *SyntaxError, which match ErrSyntax and say what was
+// expected.
 package probespec

@@ -8,8 +8,19 @@ import (
 	"strings"
 )
 
-// ErrSyntax is matched by every error Parse returns.
+// ErrSyntax is matched by every error Parse and ParsePattern return.
 var ErrSyntax = errors.New("bad probe specification")
+
+// A SyntaxError is a specification or pattern that cannot be parsed.
+type SyntaxError struct {
+	Spec string // as given
+	Msg  string // what is wrong, and what was expected
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%v %q: %s", ErrSyntax, e.Spec, e.Msg) }
+
+// Is makes a SyntaxError match ErrSyntax.
+func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }
 
 // A Spec is one parsed probe specification.
 type Spec struct {
@@ -112,15 +123,21 @@ func Parse(s string) (Spec, error) {
 	default:
 		return spec, syntaxError(s, wantForm)
 	}
+	return spec, checkGlobs(s, spec, wantForm)
+}
+
+// checkGlobs checks the PROVIDER and NAME globs of spec, parsed from s;
+// unless form is "", they may not be empty, which form explains.
+func checkGlobs(s string, spec Spec, form string) error {
 	for _, g := range []struct{ what, glob string }{{"PROVIDER", spec.Provider}, {"NAME", spec.Name}} {
-		if g.glob == "" {
-			return spec, syntaxError(s, "empty "+g.what+"; "+wantForm)
+		if g.glob == "" && form != "" {
+			return syntaxError(s, "empty "+g.what+"; "+form)
 		}
 		if _, err := path.Match(g.glob, ""); err != nil {
-			return spec, syntaxError(s, fmt.Sprintf("bad glob %q in %s", g.glob, g.what))
+			return syntaxError(s, fmt.Sprintf("bad glob %q in %s", g.glob, g.what))
 		}
 	}
-	return spec, nil
+	return nil
 }
 
 func parseTypes(list string) ([]Type, error) {
@@ -163,7 +180,7 @@ func countedString(name string, i int) (t Type, ok bool, err error) {
 }
 
 func syntaxError(s, msg string) error {
-	return fmt.Errorf("%w %q: %s", ErrSyntax, s, msg)
+	return &SyntaxError{Spec: s, Msg: msg}
 }
 
 // Match reports whether a probe matches the provider and name globs.

@@ -97,3 +97,52 @@ func TestType(t *testing.T) {
 		t.Errorf("Type(0), Type(1) = %v, %v, want str and the default", s.Type(0), s.Type(1))
 	}
 }
+
+func TestParsePattern(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want Spec
+		err  string
+	}{
+		{"node:http__*", Spec{Provider: "node", Name: "http__*"}, ""},
+		{"*:gc*", Spec{Provider: "*", Name: "gc*"}, ""},
+		{"usdt:p:q", Spec{Provider: "p", Name: "q"}, ""},
+		{"gc*", Spec{Provider: "*", Name: "gc*"}, ""},
+		{":tick", Spec{Provider: "*", Name: "tick"}, ""},
+		{"demo:", Spec{Provider: "demo", Name: "*"}, ""},
+		{"::", Spec{}, patternForm},
+		{"a:b:c", Spec{}, patternForm},
+		{"[x:y", Spec{}, `bad glob "[x" in PROVIDER`},
+	} {
+		got, err := ParsePattern(tt.s)
+		var se *SyntaxError
+		switch {
+		case tt.err == "" && (err != nil || !reflect.DeepEqual(got, tt.want)):
+			t.Errorf("ParsePattern(%q) = %+v, %v, want %+v", tt.s, got, err, tt.want)
+		case tt.err != "" && (!errors.As(err, &se) || se.Msg != tt.err || !errors.Is(err, ErrSyntax)):
+			t.Errorf("ParsePattern(%q) = %v, want a SyntaxError %q", tt.s, err, tt.err)
+		}
+	}
+}
+
+func TestPatternMatch(t *testing.T) {
+	for _, tt := range []struct {
+		pat            string
+		provider, name string
+		want           bool
+	}{
+		{"demo:tick", "demo", "tick", true},
+		{"demo:t*", "demo", "start", false},
+		{"*:*art", "demo", "start", true},
+		{"tick", "other", "tick", true},
+		{"d?mo:[st]*", "demo", "tick", true},
+	} {
+		p, err := ParsePattern(tt.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Match(tt.provider, tt.name); got != tt.want {
+			t.Errorf("ParsePattern(%q).Match(%q, %q) = %v, want %v", tt.pat, tt.provider, tt.name, got, tt.want)
+		}
+	}
+}
