@@ -63,13 +63,9 @@ func TestResolveTypes(t *testing.T) {
 // specs parses probe specifications for tests.
 func specs(t *testing.T, ss ...string) []probespec.Spec {
 	t.Helper()
-	var out []probespec.Spec
-	for _, s := range ss {
-		spec, err := probespec.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, spec)
+	out, err := probespec.ParseAll(ss...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

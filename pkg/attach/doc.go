@@ -6,8 +6,8 @@
 // It is what sdtattach is made of, in the one-call shape of libbpf's
 // bpf_program__attach_usdt:
 //
-//	spec, _ := probespec.Parse("/usr/bin/python3:python:function__entry(str,str,s32)")
-//	t, err := attach.Open(ctx, []probespec.Spec{spec}, &attach.Options{PID: pid})
+//	specs, _ := probespec.ParseAll("python:function__entry(str,str,s32)")
+//	t, err := attach.Open(ctx, specs, &attach.Options{PID: pid})
 //	...
 //	defer t.Close()
 //	var ev attach.Event

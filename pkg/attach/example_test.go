@@ -18,11 +18,11 @@ const demo = "../stapsdt/testdata/demo"
 // that runs it; then it runs the program. It prints
 // "demo:tick 1", "demo:tick -1", "demo:tick 2" and "demo:tick -2".
 func Example() {
-	spec, err := probespec.Parse(demo + ":demo:tick")
+	specs, err := probespec.ParseAll(demo + ":demo:tick")
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := attach.Open(context.Background(), []probespec.Spec{spec}, nil)
+	t, err := attach.Open(context.Background(), specs, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -48,8 +48,8 @@ func Example_pid() {
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
-	spec, _ := probespec.Parse("demo:tick") // any object the process maps
-	t, err := attach.Open(context.Background(), []probespec.Spec{spec}, &attach.Options{PID: cmd.Process.Pid})
+	specs, _ := probespec.ParseAll("demo:tick") // in any object the process maps
+	t, err := attach.Open(context.Background(), specs, &attach.Options{PID: cmd.Process.Pid})
 	if err != nil {
 		log.Fatal(err)
 	}

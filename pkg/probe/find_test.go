@@ -96,13 +96,9 @@ func TestSymbolsNamedPipe(t *testing.T) {
 // specs parses probe specifications for tests.
 func specs(t *testing.T, ss ...string) []probespec.Spec {
 	t.Helper()
-	var out []probespec.Spec
-	for _, s := range ss {
-		spec, err := probespec.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, spec)
+	out, err := probespec.ParseAll(ss...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -223,3 +223,16 @@ func (s Spec) String() string {
 	}
 	return b.String()
 }
+
+// ParseAll parses each of ss with Parse, stopping at the first error.
+func ParseAll(ss ...string) ([]Spec, error) {
+	specs := make([]Spec, 0, len(ss))
+	for _, s := range ss {
+		spec, err := Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
+}
