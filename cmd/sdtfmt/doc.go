@@ -149,7 +149,8 @@ above, then
 	min D  avg D  max D
 
 in Go duration notation (1.5ms), a line "N END without START, N START
-without END yet" when there are such events, and the 10 slowest pairs:
+without END yet" when there are such events, and the 10 slowest pairs
+(the earlier first among equal latencies):
 
 	LATENCY  the latency
 	START    the time of the START event, in the --time style; absent

@@ -30,7 +30,7 @@ type Latency struct {
 	Stats     Stats     // the latencies in ns
 	Unmatched uint64    // ENDs with no START waiting
 	Pending   uint64    // STARTs waiting for their END
-	Slowest   []Pair    // the slowest pairs, slowest first
+	Slowest   []Pair    // the slowest pairs, slowest first, then earliest
 
 	keep int
 	open map[string]Start
@@ -76,10 +76,10 @@ func (l *Latency) add(p Pair) {
 	l.Hist.AddInt(d)
 	l.Stats.Add(d)
 	i, _ := slices.BinarySearchFunc(l.Slowest, p.Latency, func(q Pair, d time.Duration) int {
-		if q.Latency > d {
-			return -1
+		if q.Latency >= d {
+			return -1 // after equal latencies: the earlier pair stays first
 		}
-		return 1 // after equal latencies: the earlier pair stays first
+		return 1
 	})
 	if i < l.keep {
 		l.Slowest = slices.Insert(l.Slowest, i, p)

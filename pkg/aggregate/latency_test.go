@@ -52,3 +52,31 @@ func TestLatency(t *testing.T) {
 		}
 	}
 }
+
+// The slowest of equal latencies is the earlier pair, and a Reset keeps
+// the STARTs waiting.
+func TestLatencyOrderAndReset(t *testing.T) {
+	l := NewLatency(Key{Kind: KeyArg, Arg: 0}, 10)
+	ev := func(ts int64, id uint64) *event.Event {
+		return &event.Event{TS: ts, TID: int64(id), Args: []event.Value{{Kind: event.Uint, Uint: id}}}
+	}
+	l.Event(ev(0, 1), true, false)
+	l.Event(ev(1, 2), true, false)
+	l.Event(ev(5, 1), false, true)
+	l.Event(ev(6, 2), false, true)
+	l.Event(ev(7, 3), true, false)
+	if len(l.Slowest) != 2 || l.Slowest[0].Key != "1" || l.Slowest[1].Key != "2" {
+		t.Fatalf("Slowest = %+v, want the pair of key 1, then of key 2", l.Slowest)
+	}
+	if s := l.Stats; s.Count != 2 || s.Sum != 10 || l.Hist.Count(BucketInt(5)) != 2 {
+		t.Errorf("Stats = %+v, Hist bucket of 5 = %d, want 2 pairs of 5ns", s, l.Hist.Count(BucketInt(5)))
+	}
+	l.Reset()
+	if l.Stats.Count != 0 || l.Hist.Total() != 0 || len(l.Slowest) != 0 || l.Pending != 1 {
+		t.Errorf("after Reset: %d pairs, %d in histogram, %d slowest, %d pending; want 0, 0, 0, 1", l.Stats.Count, l.Hist.Total(), len(l.Slowest), l.Pending)
+	}
+	l.Event(ev(10, 3), false, true)
+	if l.Stats.Count != 1 || l.Stats.Max != 3 {
+		t.Errorf("a START from before Reset did not pair: %+v", l.Stats)
+	}
+}
