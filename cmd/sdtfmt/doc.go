@@ -1,7 +1,9 @@
 /*
 Sdtfmt formats the NDJSON events of sdtattach for people: one aligned
 line per event, or counts, log2 histograms and latencies per probe. It
-also shows the probe sites sdtlist lists as sdtlist -t does.
+also shows the probe sites sdtlist lists as sdtlist -t does. A Go program
+gets the same view from package eventtext and the same summaries, with
+bpftrace's histogram buckets, from package aggregate.
 
 Usage:
 

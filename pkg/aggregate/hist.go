@@ -158,8 +158,8 @@ func (h *Histogram) AddValue(v event.Value) bool {
 	return ok
 }
 
-// AddCount adds n values to bucket i: for counts taken per bucket, such
-// as those of a BPF map or of a record's Buckets.
+// AddCount adds n values to bucket i, from 0 to NumBuckets-1: for counts
+// taken per bucket, such as those of a BPF map or of a record's Buckets.
 func (h *Histogram) AddCount(i int, n uint64) { h.counts[i] += n }
 
 // Count returns the number of values in bucket i.

@@ -22,7 +22,9 @@ type Pair struct {
 
 // A Latency pairs the hits of a START probe with those of an END probe
 // by a key, and keeps the time between them: each END pairs with the
-// START of the same key value waiting, if any.
+// START of the same key value waiting, if any. NewLatency makes one that
+// pairs events; one whose fields are set from pairs made elsewhere, such
+// as in a BPF program, writes its text the same.
 type Latency struct {
 	Key Key
 

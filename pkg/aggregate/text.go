@@ -42,9 +42,10 @@ func WriteCounts(w io.Writer, counts map[Group]uint64, by Key) error {
 	return t.write(w)
 }
 
-// WriteHistograms writes the histograms of key of in the order of their
-// groups, one after the other, each under the title "PROVIDER:NAME KEY",
-// with ", BYKEY VALUE" when by is not the zero Key.
+// WriteHistograms writes hists, histograms of the values of key of, in
+// the order of their groups and separated by a blank line, each under the
+// title "PROVIDER:NAME KEY", with ", BYKEY VALUE" when by is not the zero
+// Key.
 func WriteHistograms(w io.Writer, hists map[Group]*Histogram, of, by Key) error {
 	for i, g := range SortedGroups(hists) {
 		if i > 0 {

@@ -5,8 +5,8 @@
 // A View writes a header and one line per event with the columns of
 // bcc's trace:
 //
-//	TIME      PID     TID     COMM            PROBE                    ARGS
-//	0.000000  42      42      demo            demo:tick                7 -1 0x1f ?
+//	TIME       PID     TID     COMM            PROBE                    ARGS
+//	0.000000   42      42      demo            demo:tick                7 -1 0x1f ?
 //
 // Each column but ARGS starts at a minimum width and grows, from the next
 // line on, to fit a longer value: lines are written as events arrive,
