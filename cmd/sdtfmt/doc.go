@@ -1,7 +1,9 @@
 /*
 Sdtfmt formats the NDJSON events of sdtattach for people: one aligned
 line per event, or counts, log2 histograms and latencies per probe. It
-also shows the probe sites sdtlist lists as sdtlist -t does.
+also shows the probe sites sdtlist lists as sdtlist -t does. A Go program
+gets the same view from package eventtext and the same summaries, with
+bpftrace's histogram buckets, from package aggregate.
 
 Usage:
 
@@ -149,7 +151,8 @@ above, then
 	min D  avg D  max D
 
 in Go duration notation (1.5ms), a line "N END without START, N START
-without END yet" when there are such events, and the 10 slowest pairs:
+without END yet" when there are such events, and the 10 slowest pairs
+(the earlier first among equal latencies):
 
 	LATENCY  the latency
 	START    the time of the START event, in the --time style; absent

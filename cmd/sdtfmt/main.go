@@ -1,15 +1,15 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/aggregate"
+	"github.com/sdtkit/sdtkit/pkg/eventtext"
 )
 
 const usageText = `usage: sdtfmt [-f 'PROBE=FORMAT']... [--time abs|rel|none] [FILE...]
@@ -35,19 +35,19 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	templates []*template
+	templates []template
 	count     bool
-	hist      *key
+	hist      aggregate.Key
 	latency   *latencySpec
-	by        *key
-	time      timeStyle
+	by        aggregate.Key
+	time      eventtext.TimeStyle
 	interval  time.Duration
 	files     []string
 }
 
-// aggregate reports whether the output is a summary rather than one
+// summarizes reports whether the output is a summary rather than one
 // line per event.
-func (c *config) aggregate() bool { return c.count || c.hist != nil || c.latency != nil }
+func (c *config) summarizes() bool { return c.count || c.hist != (aggregate.Key{}) || c.latency != nil }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
@@ -80,16 +80,16 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	set := make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var err error
-	if c.time, err = parseTimeStyle(timeFlag); err != nil {
+	if c.time, err = eventtext.ParseTimeStyle(timeFlag); err != nil {
 		return usage("--time %s: %v", shown(timeFlag), err)
 	}
 	if set["hist"] {
-		if c.hist, err = parseKey(hist); err != nil {
+		if c.hist, err = aggregate.ParseKey(hist); err != nil {
 			return usage("--hist %s: %v", shown(hist), err)
 		}
 	}
 	if set["by"] {
-		if c.by, err = parseKey(by); err != nil {
+		if c.by, err = aggregate.ParseKey(by); err != nil {
 			return usage("--by %s: %v", shown(by), err)
 		}
 	}
@@ -99,7 +99,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	modes := 0
-	for _, on := range []bool{c.count, c.hist != nil, c.latency != nil} {
+	for _, on := range []bool{c.count, c.hist != (aggregate.Key{}), c.latency != nil} {
 		if on {
 			modes++
 		}
@@ -107,17 +107,17 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	switch {
 	case modes > 1:
 		return usage("-c, --hist and --latency exclude each other")
-	case c.by != nil && c.latency != nil:
+	case c.by != (aggregate.Key{}) && c.latency != nil:
 		return usage("--by does not apply to --latency: give the pairing KEY as START,END,KEY")
-	case c.by != nil && modes == 0:
+	case c.by != (aggregate.Key{}) && modes == 0:
 		c.count = true
 	}
 	switch {
 	case set["interval"] && c.interval <= 0:
 		return usage("--interval %v: not a positive duration", c.interval)
-	case c.interval > 0 && !c.aggregate():
+	case c.interval > 0 && !c.summarizes():
 		return usage("--interval needs -c, --hist or --latency")
-	case len(c.templates) > 0 && c.aggregate():
+	case len(c.templates) > 0 && c.summarizes():
 		return usage("-f formats the per-event view; it does not apply to -c, --hist or --latency")
 	}
 	return &c, nil
@@ -129,22 +129,4 @@ func shown(s string) string {
 		return `""`
 	}
 	return s
-}
-
-// errProbe reports a probe pattern that could match no probe.
-var errProbe = errors.New("want PROVIDER:NAME or NAME, each a glob")
-
-// parseProbe splits PROVIDER:NAME; a pattern without ':' matches the name
-// of any provider. Both parts are globs as in path.Match, and neither may
-// be empty or hold another ':', which no probe would match.
-func parseProbe(s string) (pattern, error) {
-	provider, name, ok := strings.Cut(s, ":")
-	if !ok {
-		provider, name = "*", s
-	}
-	if provider == "" || name == "" || strings.Contains(name, ":") {
-		return pattern{}, errProbe
-	}
-	p := pattern{provider, name}
-	return p, p.valid()
 }

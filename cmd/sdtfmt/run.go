@@ -12,28 +12,21 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/eventtext"
 )
-
-// An aggregator is a summary mode: -c, --hist or --latency.
-type aggregator interface {
-	event(e *event.Event)
-	// report writes the summary and starts the next one.
-	report(w io.Writer) error
-	// warnings says what the summary had to leave out.
-	warnings() []string
-}
 
 // formatter takes the records of all inputs in order.
 type formatter struct {
 	c      *config
 	w      *bufio.Writer
 	tty    bool // flush after every line
-	view   *view
-	agg    aggregator
-	clock  clock // for the summaries
+	view   *eventtext.View
+	forms  formats // of the view
+	sum    summary
+	clock  eventtext.Clock // for the summaries
 	sites  *siteTable
 	lost   uint64
-	mu     sync.Mutex // guards agg against the --interval ticker
+	mu     sync.Mutex // guards sum against the --interval ticker
 	logger *log.Logger
 }
 
@@ -48,22 +41,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		c:      c,
 		w:      bufio.NewWriterSize(stdout, 64<<10),
 		tty:    isTerminal(stdout),
-		clock:  clock{style: c.time},
+		forms:  formats{templates: c.templates},
+		clock:  eventtext.Clock{Style: c.time},
 		logger: log.New(stderr, "sdtfmt: ", 0),
 	}
 	f.sites = newSiteTable(f.w)
-	switch {
-	case c.count:
-		f.agg = newCountAgg(c)
-	case c.hist != nil:
-		f.agg = newHistAgg(c)
-	case c.latency != nil:
-		f.agg = newLatencyAgg(c, &f.clock)
-	default:
-		f.view = newView(f.w, c)
+	if f.sum = newSummary(c, &f.clock); f.sum == nil {
+		f.view = eventtext.NewView(f.w, c.time)
 	}
 	stop := func() {}
-	if f.agg != nil && c.interval > 0 {
+	if f.sum != nil && c.interval > 0 {
 		stop = f.tick(c.interval)
 	}
 
@@ -147,17 +134,17 @@ func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) er
 	switch kind {
 	case event.KindEvent:
 		if f.view != nil {
-			err = f.view.event(e)
+			err = f.view.WriteEvent(e, f.forms.of(e))
 			break
 		}
-		f.clock.see(e.TS)
+		f.clock.See(e.TS)
 		f.mu.Lock()
-		f.agg.event(e)
+		f.sum.event(e)
 		f.mu.Unlock()
 	case event.KindLost:
 		f.lost += e.Lost
 		if f.view != nil {
-			err = f.view.lost(e.Lost)
+			err = f.view.WriteLost(e.Lost)
 		}
 	case event.KindSite:
 		s, perr := event.ParseSite(rd.Bytes())
@@ -175,10 +162,10 @@ func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) er
 
 // finish writes the summaries and the site table.
 func (f *formatter) finish() error {
-	if f.agg != nil {
+	if f.sum != nil {
 		f.mu.Lock()
-		f.agg.report(f.w)
-		for _, w := range f.agg.warnings() {
+		f.sum.report(f.w)
+		for _, w := range f.sum.warnings() {
 			f.logger.Print(w)
 		}
 		f.mu.Unlock()
@@ -207,7 +194,7 @@ func (f *formatter) tick(d time.Duration) func() {
 			case now := <-t.C:
 				f.mu.Lock()
 				fmt.Fprintf(f.w, "[%s]\n", now.Format("15:04:05"))
-				f.agg.report(f.w)
+				f.sum.report(f.w)
 				f.w.WriteString("\n")
 				f.w.Flush()
 				f.mu.Unlock()

@@ -1,4 +1,4 @@
-package main
+package eventtext
 
 import (
 	"errors"
@@ -10,10 +10,8 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
-// A template is a -f 'PROVIDER:NAME=FORMAT': how to write the arguments
-// of the matching probes.
-type template struct {
-	probe pattern
+// A Format writes the arguments of an event as a printf-like format says.
+type Format struct {
 	parts []part
 }
 
@@ -27,23 +25,23 @@ type part struct {
 	width int
 }
 
-func parseTemplate(s string) (*template, error) {
-	probe, format, ok := strings.Cut(s, "=")
-	if !ok || probe == "" {
-		return nil, errors.New("want PROVIDER:NAME=FORMAT")
-	}
-	p, err := parseProbe(probe)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", probe, err)
-	}
-	t := &template{probe: p}
-	if t.parts, err = parseFormat(format); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-func parseFormat(f string) ([]part, error) {
+// ParseFormat parses text with conversions, each of which but %{name}
+// takes the next argument:
+//
+//	%d     the integer as written (a hex string in decimal)
+//	%u     the integer as C's unsigned 64-bit: negative values in two's
+//	       complement
+//	%x     the same in hexadecimal, without 0x
+//	%s     a string as it is, blanks and quotes included, unless it holds
+//	       characters that are not printable (then as %q); any other
+//	       value as AppendArgs writes it
+//	%q     the value quoted as a Go string
+//	%{name}  the sdtattach --types field name, as AppendArgs writes it
+//	%%     a percent sign
+//
+// A flag - (align left) or 0 (pad numbers with zeros) and a width up to
+// 1024 may come between % and the verb, as in %-8s or %016x.
+func ParseFormat(f string) (*Format, error) {
 	var parts []part
 	var lit strings.Builder
 	for i := 0; i < len(f); i++ {
@@ -82,7 +80,7 @@ func parseFormat(f string) ([]part, error) {
 				return nil, errors.New("%{ without }")
 			}
 			p.field = f[i+1 : i+end]
-			if _, err := parseKey(p.field); err != nil || p.field == "" {
+			if !fieldName(p.field) {
 				return nil, fmt.Errorf("%%{%s}: not a field name", p.field)
 			}
 			i += end
@@ -94,15 +92,27 @@ func parseFormat(f string) ([]part, error) {
 	if lit.Len() > 0 {
 		parts = append(parts, part{lit: lit.String()})
 	}
-	return parts, nil
+	return &Format{parts}, nil
 }
 
-// appendText appends e's arguments as the template says. Each conversion
-// but %{name} takes the next argument.
-func (t *template) appendText(b []byte, e *event.Event) []byte {
+// fieldName reports whether s can name a field: ASCII letters, digits
+// and '_'.
+func fieldName(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Append appends e's arguments as the format says. An argument of the
+// wrong kind for its verb is written as %!d("text"), one that is missing
+// as %!d(MISSING) or %!{name}(MISSING); null is "?" for every verb.
+func (f *Format) Append(b []byte, e *event.Event) []byte {
 	arg := 0
-	for i := range t.parts {
-		p := &t.parts[i]
+	for i := range f.parts {
+		p := &f.parts[i]
 		if p.verb == 0 {
 			b = append(b, p.lit...)
 			continue

@@ -1,4 +1,4 @@
-package main
+package eventtext
 
 import (
 	"errors"
@@ -6,48 +6,52 @@ import (
 	"time"
 )
 
-// timeStyle is the style of the TIME column.
-type timeStyle uint8
+// A TimeStyle is how a Clock writes times.
+type TimeStyle uint8
 
 const (
-	timeRel  timeStyle = iota // seconds since the first event
-	timeAbs                   // local time of day
-	timeNone                  // no column
+	TimeRel  TimeStyle = iota // seconds since the first event, with microseconds: 1.250009
+	TimeAbs                   // local time of day, with microseconds: 15:04:05.000120
+	TimeNone                  // no time
 )
 
-func parseTimeStyle(s string) (timeStyle, error) {
+// ParseTimeStyle parses rel, abs or none.
+func ParseTimeStyle(s string) (TimeStyle, error) {
 	switch s {
 	case "rel":
-		return timeRel, nil
+		return TimeRel, nil
 	case "abs":
-		return timeAbs, nil
+		return TimeAbs, nil
 	case "none":
-		return timeNone, nil
+		return TimeNone, nil
 	}
 	return 0, errors.New("want abs, rel or none")
 }
 
-// clock formats event times. rel is measured from the first time it sees.
-type clock struct {
-	style   timeStyle
+// A Clock writes the times of events, Unix nanoseconds, in its Style.
+// TimeRel counts from the first time the clock sees.
+type Clock struct {
+	Style TimeStyle
+
 	started bool
 	first   int64
 	sec     int64  // Unix second whose prefix is cached
 	prefix  []byte // "15:04:05" of sec
 }
 
-// see starts the clock at the first event.
-func (c *clock) see(ts int64) {
+// See notes the time of an event: the first one is where relative times
+// count from.
+func (c *Clock) See(ts int64) {
 	if !c.started {
 		c.started, c.first = true, ts
 	}
 }
 
-// appendTime appends ts, a Unix time in nanoseconds, in the clock's style.
-func (c *clock) appendTime(b []byte, ts int64) []byte {
-	c.see(ts)
-	switch c.style {
-	case timeRel:
+// AppendTime appends ts in the clock's style, after seeing it.
+func (c *Clock) AppendTime(b []byte, ts int64) []byte {
+	c.See(ts)
+	switch c.Style {
+	case TimeRel:
 		d := ts - c.first
 		if d < 0 {
 			b = append(b, '-')
@@ -55,7 +59,7 @@ func (c *clock) appendTime(b []byte, ts int64) []byte {
 		}
 		b = strconv.AppendInt(b, d/1e9, 10)
 		return appendFrac(b, d%1e9/1e3)
-	case timeAbs:
+	case TimeAbs:
 		sec := ts / 1e9
 		if ts%1e9 < 0 {
 			sec--

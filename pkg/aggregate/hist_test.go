@@ -1,4 +1,4 @@
-package main
+package aggregate
 
 import (
 	"strings"
@@ -24,38 +24,38 @@ func TestBucketLabel(t *testing.T) {
 		{event.Value{Kind: event.Number, Str: "2.5"}, "[2, 4)"},
 		{event.Value{Kind: event.Number, Str: "1e400"}, "[8E, 16E)"},
 	} {
-		var h hist
-		if !h.add(tt.v) {
-			t.Errorf("add(%v) = false", tt.v)
+		var h Histogram
+		if !h.AddValue(tt.v) {
+			t.Errorf("AddValue(%v) = false", tt.v)
 			continue
 		}
 		var b strings.Builder
-		h.write(&b)
+		h.WriteTo(&b)
 		if got, _, _ := strings.Cut(b.String(), " "); got != strings.Fields(tt.want)[0] || !strings.HasPrefix(b.String(), tt.want) {
-			t.Errorf("add(%v) drew %q, want bucket %q", tt.v, b.String(), tt.want)
+			t.Errorf("AddValue(%v) drew %q, want bucket %q", tt.v, b.String(), tt.want)
 		}
 	}
-	var h hist
+	var h Histogram
 	for _, v := range []event.Value{{}, {Kind: event.String, Str: "x"}} {
-		if h.add(v) {
-			t.Errorf("add(%v) = true, want false", v)
+		if h.AddValue(v) {
+			t.Errorf("AddValue(%v) = true, want false", v)
 		}
 	}
 }
 
-func TestHistWrite(t *testing.T) {
-	var h hist
+func TestHistogramWriteTo(t *testing.T) {
+	var h Histogram
 	for _, v := range []uint64{1, 2, 3, 3, 9} {
-		h.addUint(v)
+		h.AddUint(v)
 	}
 	var b strings.Builder
-	h.write(&b)
+	h.WriteTo(&b)
 	want := "" +
 		"[1]                    1 |@@@@@@@@@@@@@@@@@                                   |\n" +
 		"[2, 4)                 3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n" +
 		"[4, 8)                 0 |                                                    |\n" +
 		"[8, 16)                1 |@@@@@@@@@@@@@@@@@                                   |\n"
 	if b.String() != want {
-		t.Errorf("write =\n%s\nwant\n%s", b.String(), want)
+		t.Errorf("WriteTo =\n%s\nwant\n%s", b.String(), want)
 	}
 }

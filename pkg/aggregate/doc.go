@@ -1,0 +1,67 @@
+// Package aggregate counts probe hits, draws log2 histograms of their
+// values and pairs them into latencies, grouped by keys, the way sdtfmt
+// summarizes the events of sdtattach. It holds the one definition of the
+// buckets and keys that every sdtkit summary uses, whether its counts come
+// from decoded events or from the maps of a BPF program, so that the two
+// agree bucket for bucket and key for key.
+//
+// # Buckets
+//
+// A Histogram has the buckets of bpftrace's hist(): NumBuckets of them,
+// numbered as bpftrace numbers them.
+//
+//	bucket  values              label
+//	0       [-2**63, 0)         (..., 0)
+//	1       [0, 1)              [0]
+//	2       [1, 2)              [1]
+//	3       [2, 4)              [2, 4)
+//	k       [2**(k-2), 2**(k-1))
+//	12      [1024, 2048)        [1K, 2K)
+//	64      [2**62, 2**63)      [4E, 8E)
+//	65      [2**63, 2**64)      [8E, 16E)
+//
+// BucketInt places a signed value as bpftrace does; BucketUint places an
+// unsigned one, which differs only from 2**63 on: bpftrace takes every
+// value for an int64 and counts those as negative, where an argument the
+// probe declares unsigned has them in bucket 65. BucketValue places an
+// argument or field of a decoded event. Bounds gives the values a bucket
+// holds, lo inclusive and hi exclusive, and Label its name as bpftrace
+// prints it.
+//
+// A Histogram is filled by value (AddInt, AddUint, AddValue) or by bucket
+// (AddCount, for counts a BPF program kept per bucket). Its WriteTo draws
+// it as bpftrace does, and Buckets lists the buckets that hold values as
+// an aggregate record carries them:
+//
+//	"buckets":[{"lo":0,"hi":1,"count":1},{"lo":2,"hi":4,"count":2}]
+//
+// # Keys and groups
+//
+// A Key picks the value to group by, or to draw a histogram of, out of
+// an event: pid, tid, comm, argN or a field name of sdtattach --types, as
+// ParseKey reads them. Keys are comparable values. Key.Format writes a
+// key's value as the summaries show it (a thread name as the terminal
+// can show it safely, other values as event.Value.String does), whether
+// it comes from an event or from a BPF map.
+//
+// A Group is what one count, histogram or set of stats is kept for: a
+// probe and the written value of the key grouped by. Groups are
+// comparable, so that they key maps, and ordered by Group.Compare:
+// provider, name, then the key's value, integers by number and before
+// other values.
+//
+// # Stats and latencies
+//
+// Stats keeps the count, sum, least and greatest of values, and their
+// mean as integers divide it. A Latency pairs the hits of a START probe
+// with those of an END probe by a key (the thread, unless told otherwise)
+// and keeps a Histogram and Stats of the time between them in
+// nanoseconds, the slowest pairs, the ENDs that found no START
+// (Unmatched) and the STARTs still waiting for their END (Pending).
+//
+// # Text
+//
+// WriteCounts, WriteHistograms and Latency.WriteText write a summary as
+// sdtfmt -c, --hist and --latency do; see sdtfmt's documentation for the
+// layout.
+package aggregate

@@ -1,0 +1,175 @@
+package aggregate
+
+import (
+	"cmp"
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sdtkit/sdtkit/internal/termtext"
+	"github.com/sdtkit/sdtkit/pkg/event"
+)
+
+// KeyKind says where a Key takes its value from.
+type KeyKind uint8
+
+const (
+	KeyPID   KeyKind = iota + 1 // the process ID
+	KeyTID                      // the thread ID
+	KeyComm                     // the thread name
+	KeyArg                      // argument Arg, from 0
+	KeyField                    // the sdtattach --types field called Field
+)
+
+// A Key picks one value out of an event, to group by or to count. Keys
+// are comparable; the zero Key is no key.
+type Key struct {
+	Kind  KeyKind
+	Arg   int    // for KeyArg
+	Field string // for KeyField
+}
+
+// ErrKey is the error of ParseKey for text that names no key.
+var ErrKey = errors.New("want pid, tid, comm, argN or a field name")
+
+// ParseKey parses a key as the tools take it: pid, tid, comm, argN (N a
+// decimal number from 0) or a field name, made of ASCII letters, digits
+// and '_'.
+func ParseKey(s string) (Key, error) {
+	switch s {
+	case "pid":
+		return Key{Kind: KeyPID}, nil
+	case "tid":
+		return Key{Kind: KeyTID}, nil
+	case "comm":
+		return Key{Kind: KeyComm}, nil
+	case "":
+		return Key{}, ErrKey
+	}
+	if n, ok := strings.CutPrefix(s, "arg"); ok {
+		if i, err := strconv.Atoi(n); err == nil && i >= 0 && n[0] != '+' {
+			return Key{Kind: KeyArg, Arg: i}, nil
+		}
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return Key{}, ErrKey
+		}
+	}
+	return Key{Kind: KeyField, Field: s}, nil
+}
+
+// String returns the key as ParseKey takes it; "" for the zero Key.
+func (k Key) String() string {
+	switch k.Kind {
+	case KeyPID:
+		return "pid"
+	case KeyTID:
+		return "tid"
+	case KeyComm:
+		return "comm"
+	case KeyArg:
+		return "arg" + strconv.Itoa(k.Arg)
+	}
+	return k.Field
+}
+
+// Value returns the key's value in e; false when e has no such argument
+// or field.
+func (k Key) Value(e *event.Event) (event.Value, bool) {
+	switch k.Kind {
+	case KeyPID:
+		return intValue(e.PID), true
+	case KeyTID:
+		return intValue(e.TID), true
+	case KeyComm:
+		return event.Value{Kind: event.String, Str: e.Comm}, true
+	case KeyArg:
+		if k.Arg < len(e.Args) {
+			return e.Args[k.Arg], true
+		}
+		return event.Value{}, false
+	case KeyField:
+		return e.Field(k.Field)
+	}
+	return event.Value{}, false
+}
+
+func intValue(i int64) event.Value {
+	if i < 0 {
+		return event.Value{Kind: event.Int, Int: i}
+	}
+	return event.Value{Kind: event.Uint, Uint: uint64(i)}
+}
+
+// Format writes a value of the key as people read it, and as groups hold
+// it: a thread name as it is unless a terminal could misread it (then
+// quoted as in Go), other values as event.Value.String writes them.
+// A value read elsewhere, such as from a BPF map, renders the same when
+// it is given as the event.Value an event would hold.
+func (k Key) Format(v event.Value) string {
+	if k.Kind == KeyComm && v.Kind == event.String {
+		return termtext.String(v.Str)
+	}
+	return v.String()
+}
+
+// Text returns the key's value in e as Format writes it, "?" when e has
+// none.
+func (k Key) Text(e *event.Event) string {
+	v, _ := k.Value(e)
+	return k.Format(v)
+}
+
+// A Group is what an aggregation keeps one count, histogram or set of
+// stats for: a probe, and the value of the key it groups by.
+type Group struct {
+	Provider, Name string
+	By             string // the value as Key.Format writes it; "" with no key
+}
+
+// GroupOf returns the group of e, by the value of key by (none for the
+// zero Key).
+func GroupOf(e *event.Event, by Key) Group {
+	g := Group{Provider: e.Provider, Name: e.Name}
+	if by != (Key{}) {
+		g.By = by.Text(e)
+	}
+	return g
+}
+
+// Probe returns PROVIDER:NAME, each part as a terminal shows it safely.
+func (g Group) Probe() string {
+	return string(termtext.Append(append(termtext.Append(nil, g.Provider), ':'), g.Name))
+}
+
+// Compare orders groups by provider, name and key value, the values that
+// are integers by number and before the others.
+func (g Group) Compare(o Group) int {
+	return cmp.Or(
+		cmp.Compare(g.Provider, o.Provider),
+		cmp.Compare(g.Name, o.Name),
+		compareValues(g.By, o.By),
+	)
+}
+
+func compareValues(x, y string) int {
+	i, errx := strconv.ParseInt(x, 10, 64)
+	j, erry := strconv.ParseInt(y, 10, 64)
+	switch {
+	case errx == nil && erry == nil:
+		return cmp.Compare(i, j)
+	case errx == nil:
+		return -1
+	case erry == nil:
+		return 1
+	}
+	return cmp.Compare(x, y)
+}
+
+// SortedGroups returns the groups of m in the order of Group.Compare.
+func SortedGroups[V any](m map[Group]V) []Group {
+	return slices.SortedFunc(maps.Keys(m), Group.Compare)
+}
