@@ -23,7 +23,8 @@ The flags are:
 	-f 'PROBE=FORMAT'
 		Write the arguments of the probes PROBE matches as FORMAT says
 		(see Templates). PROBE is PROVIDER:NAME or NAME alone, each a
-		glob as in path.Match. May be repeated; the first match wins.
+		glob as in path.Match, as sdtlist takes patterns
+		(probespec.ParsePattern). May be repeated; the first match wins.
 	-c, --count
 		Count the events per probe, and per --by key.
 	--hist KEY

@@ -47,11 +47,11 @@ func TestRunExitKinds(t *testing.T) {
 		{[]string{"--time", ""}, "", cli.ErrUsage, "", `--time "": want abs, rel or none`},
 		{[]string{"-c", "--interval", "0s"}, "", cli.ErrUsage, "", "--interval 0s: not a positive duration"},
 		// Probe patterns that could match no probe.
-		{[]string{"--latency", ",b"}, "", cli.ErrUsage, "", `--latency ,b: "": want PROVIDER:NAME or NAME`},
+		{[]string{"--latency", ",b"}, "", cli.ErrUsage, "", `--latency ,b: "": empty NAME; a pattern is PROVIDER:NAME`},
 		{[]string{"--latency", "a,b,"}, "", cli.ErrUsage, "", `--latency a,b,: "": want pid`},
-		{[]string{"--latency", "p:,b"}, "", cli.ErrUsage, "", "p:: want PROVIDER:NAME or NAME"},
-		{[]string{"-f", "p:q:r=%d"}, "", cli.ErrUsage, "", "p:q:r: want PROVIDER:NAME or NAME"},
-		{[]string{"-f", ":q=%d"}, "", cli.ErrUsage, "", ":q: want PROVIDER:NAME or NAME"},
+		{[]string{"--latency", "p:,b"}, "", cli.ErrUsage, "", "p:: empty NAME; a pattern is PROVIDER:NAME"},
+		{[]string{"-f", "p:q:r=%d"}, "", cli.ErrUsage, "", "p:q:r: a pattern is PROVIDER:NAME"},
+		{[]string{"-f", ":q=%d"}, "", cli.ErrUsage, "", ":q: empty PROVIDER; a pattern is PROVIDER:NAME"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)

@@ -118,7 +118,7 @@ func (s *latency) report(w io.Writer) error {
 	if s.clock.Style != eventtext.TimeNone {
 		at = s.clock.AppendTime
 	}
-	err := s.l.WriteText(w, s.spec.start.text(), s.spec.end.text(), at)
+	err := s.l.WriteText(w, s.spec.start.text, s.spec.end.text, at)
 	s.l.Reset()
 	return err
 }

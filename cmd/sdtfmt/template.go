@@ -3,50 +3,30 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-// A pattern matches probes by provider and name, as globs.
-type pattern struct{ provider, name string }
+// A pattern matches probes by provider and name (probespec.ParsePattern).
+type pattern struct {
+	spec probespec.Spec
+	text string // as the command line gave it
+}
 
-// errProbe reports a probe pattern that could match no probe.
-var errProbe = errors.New("want PROVIDER:NAME or NAME, each a glob")
-
-// parseProbe splits PROVIDER:NAME; a pattern without ':' matches the name
-// of any provider. Both parts are globs as in path.Match, and neither may
-// be empty or hold another ':', which no probe would match.
+// parseProbe parses a pattern. The error says what is wrong without
+// repeating the pattern, which the caller names.
 func parseProbe(s string) (pattern, error) {
-	provider, name, ok := strings.Cut(s, ":")
-	if !ok {
-		provider, name = "*", s
+	spec, err := probespec.ParsePattern(s)
+	if se := (*probespec.SyntaxError)(nil); errors.As(err, &se) {
+		return pattern{}, errors.New(se.Msg)
 	}
-	if provider == "" || name == "" || strings.Contains(name, ":") {
-		return pattern{}, errProbe
-	}
-	if _, err := path.Match(provider, ""); err != nil {
-		return pattern{}, err
-	}
-	_, err := path.Match(name, "")
-	return pattern{provider, name}, err
+	return pattern{spec, s}, err
 }
 
-// text is the pattern as the command line gave it.
-func (p pattern) text() string {
-	if p.provider == "*" {
-		return p.name
-	}
-	return p.provider + ":" + p.name
-}
-
-func (p pattern) match(provider, name string) bool {
-	ok1, _ := path.Match(p.provider, provider)
-	ok2, _ := path.Match(p.name, name)
-	return ok1 && ok2
-}
+func (p pattern) match(provider, name string) bool { return p.spec.Match(provider, name) }
 
 // A template is a -f 'PROVIDER:NAME=FORMAT': how to write the arguments
 // of the matching probes.

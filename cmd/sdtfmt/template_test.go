@@ -11,7 +11,7 @@ func TestParseTemplateErrors(t *testing.T) {
 	}{
 		{"demo:tick", "want PROVIDER:NAME=FORMAT"},
 		{"=%d", "want PROVIDER:NAME=FORMAT"},
-		{"[x=%d", "syntax error in pattern"},
+		{"[x=%d", `[x: bad glob "[x" in NAME`},
 		{"tick=%z", "%z: unknown verb"},
 		{"tick=%", "% at the end"},
 		{"tick=%{len", "%{ without }"},

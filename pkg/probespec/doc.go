@@ -22,7 +22,7 @@
 //
 // ParsePattern parses the same PROVIDER:NAME globs as patterns over
 // files given apart, as sdtlist takes them: NAME alone selects a probe of
-// any provider, and an empty part matches everything.
+// any provider.
 //
 // Errors are *SyntaxError, which match ErrSyntax and say what was
 // expected.

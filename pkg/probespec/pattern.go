@@ -10,28 +10,21 @@ const patternForm = "a pattern is PROVIDER:NAME, NAME or usdt:PROVIDER:NAME, eac
 // ParsePattern parses a pattern that selects probes by provider and name
 // in files named apart, as sdtlist takes them: PROVIDER:NAME, or NAME
 // alone for a probe of any provider, each part a glob, with usdt: in
-// front as bpftrace writes it. An empty part matches everything. The
-// Spec has no Path and no Types. Errors are *SyntaxError.
+// front as bpftrace writes it. Neither part may be empty. The Spec has
+// no Path and no Types. Errors are *SyntaxError.
 func ParsePattern(s string) (Spec, error) {
 	prov, name, ok := strings.Cut(s, ":")
 	if !ok {
-		prov, name = "", s
+		prov, name = "*", s
 	} else if prov == "usdt" && strings.Contains(name, ":") {
 		prov, name, _ = strings.Cut(name, ":")
 	}
 	if strings.Contains(name, ":") {
 		return Spec{}, &SyntaxError{Spec: s, Msg: patternForm}
 	}
-	spec := Spec{Provider: orAny(prov), Name: orAny(name)}
-	if err := checkGlobs(s, spec, ""); err != nil {
+	spec := Spec{Provider: prov, Name: name}
+	if err := checkGlobs(s, spec, patternForm); err != nil {
 		return Spec{}, err
 	}
 	return spec, nil
-}
-
-func orAny(glob string) string {
-	if glob == "" {
-		return "*"
-	}
-	return glob
 }

@@ -126,11 +126,11 @@ func Parse(s string) (Spec, error) {
 	return spec, checkGlobs(s, spec, wantForm)
 }
 
-// checkGlobs checks the PROVIDER and NAME globs of spec, parsed from s;
-// unless form is "", they may not be empty, which form explains.
+// checkGlobs checks the PROVIDER and NAME globs of spec, parsed from s:
+// neither may be empty, which form explains.
 func checkGlobs(s string, spec Spec, form string) error {
 	for _, g := range []struct{ what, glob string }{{"PROVIDER", spec.Provider}, {"NAME", spec.Name}} {
-		if g.glob == "" && form != "" {
+		if g.glob == "" {
 			return syntaxError(s, "empty "+g.what+"; "+form)
 		}
 		if _, err := path.Match(g.glob, ""); err != nil {
