@@ -15,34 +15,33 @@ const floatScratch = elfwriter.XMM15
 // loadFloat emits the loading of floating-point argument i's value on the
 // current iteration into x, through r: the integer -(2*(k*1000+i)+1),
 // converted, times 0.5, so that every step is exact.
-func (g *generator) loadFloat(x elfwriter.XReg, r elfwriter.Reg, a argType, i int) {
-	f := g.f
-	f.LoadRIP(r, g.k1000, 0)
+func (g *generator) loadFloat(x elfwriter.AMD64XReg, r elfwriter.AMD64Reg, a argType, i int) {
+	g.a.LoadRIP(r, g.k1000, 0)
 	if i != 0 {
-		f.AddImm(r, int32(i))
+		g.a.AddImm(r, int32(i))
 	}
-	f.AddReg(r, r)
-	f.AddImm(r, 1)
-	f.Neg(r)
+	g.a.Add(r, r)
+	g.a.AddImm(r, 1)
+	g.a.Neg(r)
 	if a.size == 4 {
-		f.Cvtsi2ss(r, x)
-		f.MulssRIP(g.half(4), 0, x)
+		g.a.Cvtsi2ss(r, x)
+		g.a.MulssRIP(g.half(4), 0, x)
 		return
 	}
-	f.Cvtsi2sd(r, x)
-	f.MulsdRIP(g.half(8), 0, x)
+	g.a.Cvtsi2sd(r, x)
+	g.a.MulsdRIP(g.half(8), 0, x)
 }
 
 // loadFloatBits emits the loading of the bits of floating-point argument
 // i's value into r, as gcc leaves a float or double in a general-purpose
 // register for an "r" constraint: a float in the low 4 bytes, zero-extended.
-func (g *generator) loadFloatBits(r elfwriter.Reg, a argType, i int) {
+func (g *generator) loadFloatBits(r elfwriter.AMD64Reg, a argType, i int) {
 	g.loadFloat(floatScratch, r, a, i)
 	if a.size == 4 {
-		g.f.MovdFromX(floatScratch, r)
+		g.a.MovdFromX(floatScratch, r)
 		return
 	}
-	g.f.MovqFromX(floatScratch, r)
+	g.a.MovqFromX(floatScratch, r)
 }
 
 // half returns the label of the constant 0.5 as a float (size 4) or a

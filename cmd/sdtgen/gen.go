@@ -25,7 +25,7 @@ const defaultInterval = 100
 // regPool are the registers reg arguments are placed in, in the order gcc
 // passes arguments; %rbx and %rcx are kept for sib operands, %rsp and %rbp
 // for mem operands.
-var regPool = []elfwriter.Reg{elfwriter.RDI, elfwriter.RSI, elfwriter.RDX, elfwriter.RAX, elfwriter.R8, elfwriter.R9, elfwriter.R10, elfwriter.R11, elfwriter.R12, elfwriter.R13, elfwriter.R14, elfwriter.R15}
+var regPool = []elfwriter.AMD64Reg{elfwriter.RDI, elfwriter.RSI, elfwriter.RDX, elfwriter.RAX, elfwriter.R8, elfwriter.R9, elfwriter.R10, elfwriter.R11, elfwriter.R12, elfwriter.R13, elfwriter.R14, elfwriter.R15}
 
 // sibScales are the scales sib operands use in turn.
 var sibScales = []int{4, 8, 1, 2}
@@ -40,6 +40,7 @@ const frameSize = 512
 type generator struct {
 	opts options
 	f    *elfwriter.File
+	a    *elfwriter.AMD64
 
 	iter, iters, interval, k1000, ts, numbuf, sibArea elfwriter.Label
 	printNum, atoi                                    elfwriter.Label
@@ -81,6 +82,7 @@ func generate(probes []*probe, opts options) (*elfwriter.Image, *manifest, error
 		opts.sites = 1
 	}
 	g := &generator{opts: opts, f: elfwriter.New(opts.typ), man: newManifest(opts)}
+	g.a = g.f.AMD64()
 	g.f.Soname = opts.soname
 	for _, p := range probes {
 		if err := p.check(); err != nil {
@@ -127,42 +129,42 @@ const usageLine = "usage: PROG [ITERATIONS [INTERVAL_MS]]\n"
 // start emits _start: argument parsing and the iteration loop.
 func (g *generator) start(probes []*probe) {
 	f := g.f
-	f.MovReg(elfwriter.RSP, elfwriter.RBP)
-	f.AddImm(elfwriter.RSP, -frameSize)
-	f.MovImm(elfwriter.RAX, 1)
-	f.StoreRIP(elfwriter.RAX, g.iters, 0)
-	f.MovImm(elfwriter.RAX, defaultInterval)
-	f.StoreRIP(elfwriter.RAX, g.interval, 0)
+	g.a.Mov(elfwriter.RSP, elfwriter.RBP)
+	g.a.AddImm(elfwriter.RSP, -frameSize)
+	g.a.MovImm(elfwriter.RAX, 1)
+	g.a.StoreRIP(elfwriter.RAX, g.iters, 0)
+	g.a.MovImm(elfwriter.RAX, defaultInterval)
+	g.a.StoreRIP(elfwriter.RAX, g.interval, 0)
 	argsDone := f.NewLabel("")
 	for i, dst := range []elfwriter.Label{g.iters, g.interval} {
-		f.Load(elfwriter.RAX, elfwriter.RBP, 0) // argc
-		f.CmpImm(elfwriter.RAX, int32(i+2))
-		f.J(elfwriter.CondB, argsDone)
-		f.Load(elfwriter.RSI, elfwriter.RBP, int32(8*(i+2))) // argv[i+1]
-		f.Call(g.atoi)
-		f.StoreRIP(elfwriter.RAX, dst, 0)
+		g.a.Load(8, elfwriter.RAX, elfwriter.RBP, 0) // argc
+		g.a.CmpImm(elfwriter.RAX, int32(i+2))
+		g.a.J(elfwriter.CondB, argsDone)
+		g.a.Load(8, elfwriter.RSI, elfwriter.RBP, int32(8*(i+2))) // argv[i+1]
+		g.a.Call(g.atoi)
+		g.a.StoreRIP(elfwriter.RAX, dst, 0)
 	}
 	f.Bind(argsDone)
 	// The timespec of nanosleep: interval/1000 s, interval%1000 ms.
-	f.LoadRIP(elfwriter.RAX, g.interval, 0)
-	f.XorReg(elfwriter.RDX, elfwriter.RDX)
-	f.MovImm(elfwriter.RCX, 1000)
-	f.Div(elfwriter.RCX)
-	f.StoreRIP(elfwriter.RAX, g.ts, 0)
-	f.MulImm(elfwriter.RDX, 1000000)
-	f.StoreRIP(elfwriter.RDX, g.ts, 8)
-	f.XorReg(elfwriter.RAX, elfwriter.RAX)
-	f.StoreRIP(elfwriter.RAX, g.iter, 0)
+	g.a.LoadRIP(elfwriter.RAX, g.interval, 0)
+	g.a.Xor(elfwriter.RDX, elfwriter.RDX)
+	g.a.MovImm(elfwriter.RCX, 1000)
+	g.a.Div(elfwriter.RCX)
+	g.a.StoreRIP(elfwriter.RAX, g.ts, 0)
+	g.a.MulImm(elfwriter.RDX, 1000000)
+	g.a.StoreRIP(elfwriter.RDX, g.ts, 8)
+	g.a.Xor(elfwriter.RAX, elfwriter.RAX)
+	g.a.StoreRIP(elfwriter.RAX, g.iter, 0)
 
 	loop := f.Here("")
-	f.LoadRIP(elfwriter.RAX, g.iter, 0)
-	f.AddImm(elfwriter.RAX, 1)
-	f.StoreRIP(elfwriter.RAX, g.iter, 0)
-	f.MulImm(elfwriter.RAX, 1000)
-	f.StoreRIP(elfwriter.RAX, g.k1000, 0)
+	g.a.LoadRIP(elfwriter.RAX, g.iter, 0)
+	g.a.AddImm(elfwriter.RAX, 1)
+	g.a.StoreRIP(elfwriter.RAX, g.iter, 0)
+	g.a.MulImm(elfwriter.RAX, 1000)
+	g.a.StoreRIP(elfwriter.RAX, g.k1000, 0)
 	if g.opts.semaphores {
-		f.LoadRIP(elfwriter.RAX, g.iter, 0)
-		f.Call(g.printNum)
+		g.a.LoadRIP(elfwriter.RAX, g.iter, 0)
+		g.a.Call(g.printNum)
 	}
 	for _, p := range probes {
 		g.probe(p)
@@ -171,39 +173,38 @@ func (g *generator) start(probes []*probe) {
 		g.write(1, f.Data("", []byte("\n"), 1), 1)
 	}
 	exit, sleep := f.NewLabel(""), f.NewLabel("")
-	f.LoadRIP(elfwriter.RAX, g.iters, 0)
-	f.TestReg(elfwriter.RAX, elfwriter.RAX)
-	f.J(elfwriter.CondE, sleep) // 0 iterations: until killed
-	f.LoadRIP(elfwriter.RCX, g.iter, 0)
-	f.CmpReg(elfwriter.RAX, elfwriter.RCX)
-	f.J(elfwriter.CondAE, exit)
+	g.a.LoadRIP(elfwriter.RAX, g.iters, 0)
+	g.a.Test(elfwriter.RAX, elfwriter.RAX)
+	g.a.J(elfwriter.CondE, sleep) // 0 iterations: until killed
+	g.a.LoadRIP(elfwriter.RCX, g.iter, 0)
+	g.a.Cmp(elfwriter.RAX, elfwriter.RCX)
+	g.a.J(elfwriter.CondAE, exit)
 	f.Bind(sleep)
-	f.LoadRIP(elfwriter.RAX, g.interval, 0)
-	f.TestReg(elfwriter.RAX, elfwriter.RAX)
-	f.J(elfwriter.CondE, loop)
-	f.MovImm(elfwriter.RAX, 35) // nanosleep
-	f.LeaRIP(elfwriter.RDI, g.ts, 0)
-	f.XorReg(elfwriter.RSI, elfwriter.RSI)
-	f.Syscall()
-	f.Jmp(loop)
+	g.a.LoadRIP(elfwriter.RAX, g.interval, 0)
+	g.a.Test(elfwriter.RAX, elfwriter.RAX)
+	g.a.J(elfwriter.CondE, loop)
+	g.a.MovImm(elfwriter.RAX, 35) // nanosleep
+	g.a.LeaRIP(elfwriter.RDI, g.ts, 0)
+	g.a.Xor(elfwriter.RSI, elfwriter.RSI)
+	g.a.Syscall()
+	g.a.Jmp(loop)
 	f.Bind(exit)
 	g.exit(0)
 }
 
 func (g *generator) exit(status int64) {
-	g.f.MovImm(elfwriter.RAX, 231) // exit_group
-	g.f.MovImm(elfwriter.RDI, status)
-	g.f.Syscall()
+	g.a.MovImm(elfwriter.RAX, 231) // exit_group
+	g.a.MovImm(elfwriter.RDI, status)
+	g.a.Syscall()
 }
 
 // write emits write(fd, buf, n).
 func (g *generator) write(fd int64, buf elfwriter.Label, n int64) {
-	f := g.f
-	f.MovImm(elfwriter.RAX, 1)
-	f.MovImm(elfwriter.RDI, fd)
-	f.LeaRIP(elfwriter.RSI, buf, 0)
-	f.MovImm(elfwriter.RDX, n)
-	f.Syscall()
+	g.a.MovImm(elfwriter.RAX, 1)
+	g.a.MovImm(elfwriter.RDI, fd)
+	g.a.LeaRIP(elfwriter.RSI, buf, 0)
+	g.a.MovImm(elfwriter.RDX, n)
+	g.a.Syscall()
 }
 
 // helpers emits the subroutines: atoi (string at %rsi to %rax, exiting
@@ -211,18 +212,18 @@ func (g *generator) write(fd int64, buf elfwriter.Label, n int64) {
 func (g *generator) helpers() {
 	f := g.f
 	f.Bind(g.atoi)
-	f.XorReg(elfwriter.RAX, elfwriter.RAX)
+	g.a.Xor(elfwriter.RAX, elfwriter.RAX)
 	loop, done, bad := f.Here(""), f.NewLabel(""), f.NewLabel("")
-	f.LoadByte(elfwriter.RCX, elfwriter.RSI, 0)
-	f.TestReg(elfwriter.RCX, elfwriter.RCX)
-	f.J(elfwriter.CondE, done)
-	f.AddImm(elfwriter.RCX, -'0')
-	f.CmpImm(elfwriter.RCX, 9)
-	f.J(elfwriter.CondA, bad)
-	f.MulImm(elfwriter.RAX, 10)
-	f.AddReg(elfwriter.RCX, elfwriter.RAX)
-	f.AddImm(elfwriter.RSI, 1)
-	f.Jmp(loop)
+	g.a.Load(1, elfwriter.RCX, elfwriter.RSI, 0)
+	g.a.Test(elfwriter.RCX, elfwriter.RCX)
+	g.a.J(elfwriter.CondE, done)
+	g.a.AddImm(elfwriter.RCX, -'0')
+	g.a.CmpImm(elfwriter.RCX, 9)
+	g.a.J(elfwriter.CondA, bad)
+	g.a.MulImm(elfwriter.RAX, 10)
+	g.a.Add(elfwriter.RCX, elfwriter.RAX)
+	g.a.AddImm(elfwriter.RSI, 1)
+	g.a.Jmp(loop)
 	f.Bind(done)
 	f.Ret()
 	f.Bind(bad)
@@ -230,22 +231,22 @@ func (g *generator) helpers() {
 	g.exit(2)
 
 	f.Bind(g.printNum)
-	f.LeaRIP(elfwriter.RSI, g.numbuf, 24)
-	f.MovReg(elfwriter.RSI, elfwriter.R8)
-	f.MovImm(elfwriter.RCX, 10)
+	g.a.LeaRIP(elfwriter.RSI, g.numbuf, 24)
+	g.a.Mov(elfwriter.RSI, elfwriter.R8)
+	g.a.MovImm(elfwriter.RCX, 10)
 	digit := f.Here("")
-	f.XorReg(elfwriter.RDX, elfwriter.RDX)
-	f.Div(elfwriter.RCX)
-	f.AddImm(elfwriter.RDX, '0')
-	f.AddImm(elfwriter.RSI, -1)
-	f.StoreByte(elfwriter.RDX, elfwriter.RSI, 0)
-	f.TestReg(elfwriter.RAX, elfwriter.RAX)
-	f.J(elfwriter.CondNE, digit)
-	f.MovReg(elfwriter.R8, elfwriter.RDX)
-	f.SubReg(elfwriter.RSI, elfwriter.RDX)
-	f.MovImm(elfwriter.RAX, 1)
-	f.MovImm(elfwriter.RDI, 1)
-	f.Syscall()
+	g.a.Xor(elfwriter.RDX, elfwriter.RDX)
+	g.a.Div(elfwriter.RCX)
+	g.a.AddImm(elfwriter.RDX, '0')
+	g.a.AddImm(elfwriter.RSI, -1)
+	g.a.Store(1, elfwriter.RDX, elfwriter.RSI, 0)
+	g.a.Test(elfwriter.RAX, elfwriter.RAX)
+	g.a.J(elfwriter.CondNE, digit)
+	g.a.Mov(elfwriter.R8, elfwriter.RDX)
+	g.a.Sub(elfwriter.RSI, elfwriter.RDX)
+	g.a.MovImm(elfwriter.RAX, 1)
+	g.a.MovImm(elfwriter.RDI, 1)
+	g.a.Syscall()
 	f.Ret()
 }
 
@@ -266,8 +267,8 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 	g.nsites++
 	skip := f.NewLabel("")
 	if mp.sema != 0 {
-		f.CmpwRIPZero(mp.sema)
-		f.J(elfwriter.CondE, skip)
+		g.a.CmpwRIPZero(mp.sema)
+		g.a.J(elfwriter.CondE, skip)
 	}
 	forms := make([]form, len(p.args))
 	var sib, rip bool
@@ -284,8 +285,8 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 		ripSym = f.Data(ripName, make([]byte, 8*maxArgs), 8)
 	}
 	if sib {
-		f.LeaRIP(elfwriter.RBX, g.sibArea, 0)
-		f.MovImm(elfwriter.RCX, sibIndex)
+		g.a.LeaRIP(elfwriter.RBX, g.sibArea, 0)
+		g.a.MovImm(elfwriter.RCX, sibIndex)
 	}
 	ms.Argv = make([]manifestArg, len(p.args))
 	var operands []string
@@ -305,7 +306,7 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 				g.load(r, a, mp.Args[i], i)
 				loc = r.Name(a.size)
 			case formFloat:
-				x := elfwriter.XReg(i) // %xmm15 stays free for loadFloatBits
+				x := elfwriter.AMD64XReg(i) // %xmm15 stays free for loadFloatBits
 				g.loadFloat(x, elfwriter.RAX, a, i)
 				loc = x.Name()
 			case formMem:
@@ -314,20 +315,20 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 				if i%2 == 1 {
 					base, disp = elfwriter.RSP, int32(8*i)
 				}
-				f.Store(elfwriter.RAX, base, disp)
+				g.a.Store(8, elfwriter.RAX, base, disp)
 				loc = memOperand(disp, base)
 			case formSIB:
 				g.load(elfwriter.RAX, a, mp.Args[i], i)
 				scale := sibScales[i%len(sibScales)]
 				disp := int32(16*(i+1) - sibIndex*scale)
-				f.Store(elfwriter.RAX, elfwriter.RBX, int32(16*(i+1)))
+				g.a.Store(8, elfwriter.RAX, elfwriter.RBX, int32(16*(i+1)))
 				loc = offset(disp) + "(%rbx,%rcx)" // gcc leaves out a scale of 1
 				if scale != 1 {
 					loc = fmt.Sprintf("%s(%%rbx,%%rcx,%d)", offset(disp), scale)
 				}
 			case formRIP:
 				g.load(elfwriter.RAX, a, mp.Args[i], i)
-				f.StoreRIP(elfwriter.RAX, ripSym, int64(8*i))
+				g.a.StoreRIP(elfwriter.RAX, ripSym, int64(8*i))
 				loc = ripName + "(%rip)"
 				if i > 0 {
 					loc = fmt.Sprintf("%s+%d(%%rip)", ripName, 8*i)
@@ -351,9 +352,9 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 	g.sites = append(g.sites, &siteRecord{ms: ms, pc: pc})
 	switch {
 	case g.count != 0:
-		f.LoadRIP(elfwriter.RAX, g.count, 0)
-		f.AddImm(elfwriter.RAX, 1)
-		f.StoreRIP(elfwriter.RAX, g.count, 0)
+		g.a.LoadRIP(elfwriter.RAX, g.count, 0)
+		g.a.AddImm(elfwriter.RAX, 1)
+		g.a.StoreRIP(elfwriter.RAX, g.count, 0)
 	case mp.sema != 0:
 		g.write(1, fired, int64(len(p.String())+1))
 	}
@@ -362,22 +363,21 @@ func (g *generator) site(p *probe, mp *manifestProbe, ms *manifestSite, fired el
 
 // load emits the loading of argument i's value on the current iteration
 // into r.
-func (g *generator) load(r elfwriter.Reg, a argType, mt manifestType, i int) {
-	f := g.f
+func (g *generator) load(r elfwriter.AMD64Reg, a argType, mt manifestType, i int) {
 	if a.str {
-		f.LeaRIP(r, mt.label, 0)
+		g.a.LeaRIP(r, mt.label, 0)
 		return
 	}
 	if a.float {
 		g.loadFloatBits(r, a, i)
 		return
 	}
-	f.LoadRIP(r, g.k1000, 0)
+	g.a.LoadRIP(r, g.k1000, 0)
 	if i != 0 {
-		f.AddImm(r, int32(i))
+		g.a.AddImm(r, int32(i))
 	}
 	if a.signed {
-		f.Neg(r)
+		g.a.Neg(r)
 	}
 }
 
@@ -401,6 +401,6 @@ func offset(d int32) string {
 	return strconv.Itoa(int(d))
 }
 
-func memOperand(disp int32, base elfwriter.Reg) string {
+func memOperand(disp int32, base elfwriter.AMD64Reg) string {
 	return offset(disp) + "(" + base.Name(8) + ")"
 }

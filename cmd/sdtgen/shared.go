@@ -27,7 +27,7 @@ func funcNames(probes []*probe) ([]string, error) {
 
 // calleeSaved are the registers the System V ABI has a function preserve
 // that the probe sites use.
-var calleeSaved = []elfwriter.Reg{elfwriter.RBP, elfwriter.RBX, elfwriter.R12, elfwriter.R13, elfwriter.R14, elfwriter.R15}
+var calleeSaved = []elfwriter.AMD64Reg{elfwriter.RBP, elfwriter.RBX, elfwriter.R12, elfwriter.R13, elfwriter.R14, elfwriter.R15}
 
 // library emits the functions of a shared object: for each probe
 // PROVIDER_NAME(k), which fires every site of the probe with the values
@@ -46,22 +46,22 @@ func (g *generator) library(probes []*probe) error {
 		name := names[i]
 		fn := f.Func(name)
 		for _, r := range calleeSaved {
-			f.Push(r)
+			g.a.Push(r)
 		}
 		// Mem operands live below %rbp, and at %rsp upwards.
-		f.MovReg(elfwriter.RSP, elfwriter.RBP)
-		f.AddImm(elfwriter.RSP, -frameSize)
-		f.StoreRIP(elfwriter.RDI, g.iter, 0)
-		f.MulImm(elfwriter.RDI, 1000)
-		f.StoreRIP(elfwriter.RDI, g.k1000, 0)
-		f.XorReg(elfwriter.RAX, elfwriter.RAX)
-		f.StoreRIP(elfwriter.RAX, count, 0)
+		g.a.Mov(elfwriter.RSP, elfwriter.RBP)
+		g.a.AddImm(elfwriter.RSP, -frameSize)
+		g.a.StoreRIP(elfwriter.RDI, g.iter, 0)
+		g.a.MulImm(elfwriter.RDI, 1000)
+		g.a.StoreRIP(elfwriter.RDI, g.k1000, 0)
+		g.a.Xor(elfwriter.RAX, elfwriter.RAX)
+		g.a.StoreRIP(elfwriter.RAX, count, 0)
 		g.count = count
 		g.probe(p)
-		f.LoadRIP(elfwriter.RAX, count, 0)
-		f.MovReg(elfwriter.RBP, elfwriter.RSP)
+		g.a.LoadRIP(elfwriter.RAX, count, 0)
+		g.a.Mov(elfwriter.RBP, elfwriter.RSP)
 		for i := len(calleeSaved) - 1; i >= 0; i-- {
-			f.Pop(calleeSaved[i])
+			g.a.Pop(calleeSaved[i])
 		}
 		f.Ret()
 		f.End(fn)
@@ -70,18 +70,18 @@ func (g *generator) library(probes []*probe) error {
 	}
 	// %rbx keeps k and %r12 the sum across the calls.
 	fn := f.Func(fireAll)
-	f.Push(elfwriter.RBX)
-	f.Push(elfwriter.R12)
-	f.MovReg(elfwriter.RDI, elfwriter.RBX)
-	f.XorReg(elfwriter.R12, elfwriter.R12)
+	g.a.Push(elfwriter.RBX)
+	g.a.Push(elfwriter.R12)
+	g.a.Mov(elfwriter.RDI, elfwriter.RBX)
+	g.a.Xor(elfwriter.R12, elfwriter.R12)
 	for _, l := range fns {
-		f.MovReg(elfwriter.RBX, elfwriter.RDI)
-		f.Call(l)
-		f.AddReg(elfwriter.RAX, elfwriter.R12)
+		g.a.Mov(elfwriter.RBX, elfwriter.RDI)
+		g.a.Call(l)
+		g.a.Add(elfwriter.RAX, elfwriter.R12)
 	}
-	f.MovReg(elfwriter.R12, elfwriter.RAX)
-	f.Pop(elfwriter.R12)
-	f.Pop(elfwriter.RBX)
+	g.a.Mov(elfwriter.R12, elfwriter.RAX)
+	g.a.Pop(elfwriter.R12)
+	g.a.Pop(elfwriter.RBX)
 	f.Ret()
 	f.End(fn)
 	g.man.Functions = append(g.man.Functions, manifestFunction{Name: fireAll, label: fn})
