@@ -6,6 +6,12 @@ or linker: test fixtures for tools that read sys/sdt.h probes. It also
 writes the C header and the semaphore object that systemtap's dtrace -h
 and -G write, with no need of <sys/sdt.h>.
 
+Sdtgen is flags and files around packages a Go program can call: the
+programs, shared objects and manifests are those of package fixture,
+which a Go test suite calls to make the same fixtures in-process; the
+header is package dtrace's WriteHeader, and the semaphore object package
+elfwriter's SemaphoreObject.
+
 Usage:
 
 	sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
+	"github.com/sdtkit/sdtkit/pkg/fixture"
 )
 
 const usageText = `usage: sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
@@ -50,9 +52,9 @@ type config struct {
 	mode     mode
 	out      string
 	manifest string
-	corrupt  corruption
+	corrupt  fixture.Corruption
 	spec     specFile
-	opts     options
+	opts     fixture.Options
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -69,11 +71,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&pie, "pie", false, "write a static PIE (ET_DYN) instead of an ET_EXEC at the address GNU ld uses (0x400000 on amd64)")
 	fs.BoolVar(&shared, "shared", false, "write a shared object exporting PROVIDER_NAME(k) per probe and sdt_fire_all(k)")
 	fs.StringVar(&archName, "arch", archName, "write the program for `ARCH`: amd64, arm64, 386 or s390x")
-	fs.BoolVar(&c.opts.semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
+	fs.BoolVar(&c.opts.Semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
 	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm,float)")
-	fs.IntVar(&c.opts.sites, "sites", 1, "give each probe `N` sites (at most 1048576 sites in all)")
+	fs.IntVar(&c.opts.Sites, "sites", 1, "give each probe `N` sites (at most 1048576 sites in all)")
 	fs.StringVar(&c.manifest, "manifest", "", "write the JSON manifest to `FILE`")
-	fs.StringVar(&corrupt, "corrupt", "", "write a defect of `KIND` into the notes: "+strings.Join(corruptions, ", "))
+	fs.StringVar(&corrupt, "corrupt", "", "write a defect of `KIND` into the notes: "+corruptionNames())
 	args, cppFlags := stapOptions(args)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -132,33 +134,34 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	case c.out == "":
 		return usage("no -o PROG")
 	}
-	if c.opts.sites < 1 || c.opts.sites > maxSites {
-		return usage("--sites %d: want at least 1 and at most %d", c.opts.sites, maxSites)
+	if c.opts.Sites < 1 || c.opts.Sites > fixture.MaxSites {
+		return usage("--sites %d: want at least 1 and at most %d", c.opts.Sites, fixture.MaxSites)
 	}
-	if c.opts.forms, err = parseForms(forms); err != nil {
+	if c.opts.Forms, err = fixture.ParseForms(forms); err != nil {
 		return usage("--forms: %v", err)
 	}
-	if c.opts.arch, err = parseArch(archName); err != nil {
-		return usage("--arch: %v", err)
+	if !slices.Contains(fixture.Arches(), archName) {
+		return usage("--arch: unknown architecture %q, want one of %s", archName, strings.Join(fixture.Arches(), ", "))
 	}
+	c.opts.Arch = archName
 	switch {
 	case pie && shared:
 		return usage("--pie and --shared exclude each other")
 	case pie:
-		c.opts.typ = elfwriter.PIE
+		c.opts.Type = elfwriter.PIE
 	case shared:
-		c.opts.typ = elfwriter.Shared
-		c.opts.soname = filepath.Base(c.out)
+		c.opts.Type = elfwriter.Shared
+		c.opts.Soname = filepath.Base(c.out)
 	}
 	if corrupt != "" {
-		if c.corrupt, err = parseCorruption(corrupt); err != nil {
+		if c.corrupt, err = fixture.ParseCorruption(corrupt); err != nil {
 			return usage("--corrupt: %v", err)
 		}
-		if c.opts.arch != "amd64" && c.opts.arch != "arm64" {
+		if c.opts.Arch != "amd64" && c.opts.Arch != "arm64" {
 			return usage("--corrupt: only with --arch amd64 or arm64")
 		}
-		if c.corrupt == "misaligned-sema" {
-			c.opts.semaphores = true
+		if c.corrupt == fixture.MisalignedSema {
+			c.opts.Semaphores = true
 		}
 	}
 	return &c, nil
@@ -175,36 +178,46 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case modeObject:
 		return writeObjectFile(c.out, c.spec)
 	}
-	probes, err := loadSpec(c.spec)
+	providers, err := loadProviders(c.spec)
 	if err != nil {
 		return err
 	}
-	im, man, err := generate(probes, c.opts)
+	prog, err := fixture.Generate(providers, c.opts)
+	if err == nil && c.corrupt != "" {
+		err = c.corrupt.Apply(prog.Bytes)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.spec, err)
 	}
-	if c.corrupt != "" {
-		if err := c.corrupt.apply(im.Bytes); err != nil {
-			return fmt.Errorf("%s: %w", c.spec, err)
-		}
-	}
-	if err := os.WriteFile(c.out, im.Bytes, 0o755); err != nil {
+	if err := os.WriteFile(c.out, prog.Bytes, 0o755); err != nil {
 		return err
 	}
 	if c.manifest == "" {
 		return nil
 	}
-	return writeManifest(c.manifest, man)
+	return writeFile(c.manifest, prog.Manifest.Write)
 }
 
-func writeManifest(name string, man *manifest) error {
+// corruptionNames returns the kinds --corrupt takes, for the help.
+func corruptionNames() string {
+	var names []string
+	for _, c := range fixture.Corruptions() {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeFile creates the file name and writes it with write; a file
+// write fails on is removed.
+func writeFile(name string, write func(io.Writer) error) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
-	if err := man.write(f); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", name, err)
+		os.Remove(name)
+		return err
 	}
 	return f.Close()
 }

@@ -25,4 +25,10 @@
 // integers with their size in bytes on LP64 machines, floating-point
 // numbers and other pointers, which is what a tracer needs to show an
 // argument's value.
+//
+// WriteHeader writes what systemtap's dtrace -h writes from the file, a C
+// header of probe macros, but with no need of <sys/sdt.h>: each macro
+// writes the nop and the stapsdt note itself. The semaphores it declares,
+// named by SemaphoreName, are defined by the object that
+// elfwriter.SemaphoreObject writes, as dtrace -G writes it.
 package dtrace

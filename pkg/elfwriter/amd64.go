@@ -2,15 +2,26 @@ package elfwriter
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strconv"
 )
 
-// Reg is an x86-64 general-purpose register, numbered as in the
+// AMD64 appends x86-64 instructions to the .text of a File whose Machine
+// is EM_X86_64 (or EM_NONE). Operands follow AT&T order: source first.
+// Memory operands are either base+displacement (always encoded with a
+// 32-bit displacement) or RIP-relative to a Label, so that a PIE needs no
+// relocations.
+type AMD64 struct{ f *File }
+
+// AMD64 returns the x86-64 assembler of f.
+func (f *File) AMD64() *AMD64 { return &AMD64{f} }
+
+// AMD64Reg is an x86-64 general-purpose register, numbered as in the
 // instruction encoding.
-type Reg uint8
+type AMD64Reg uint8
 
 const (
-	RAX Reg = iota
+	RAX AMD64Reg = iota
 	RCX
 	RDX
 	RBX
@@ -49,7 +60,7 @@ var regNames = [16][4]string{
 
 // Name returns the AT&T name of the register's low size bytes (1, 2, 4 or
 // 8), such as "%edi" for RDI and 4, as gcc writes it in an operand.
-func (r Reg) Name(size int) string {
+func (r AMD64Reg) Name(size int) string {
 	i := 3
 	switch size {
 	case 1:
@@ -62,9 +73,9 @@ func (r Reg) Name(size int) string {
 	return "%" + regNames[r&15][i]
 }
 
-func (r Reg) String() string { return r.Name(8) }
+func (r AMD64Reg) String() string { return r.Name(8) }
 
-// Cond is the condition of a conditional jump.
+// Cond is the condition of a conditional jump on x86-64 and i386.
 type Cond uint8
 
 const (
@@ -75,14 +86,10 @@ const (
 	CondAE Cond = 0x3
 )
 
-// The instruction methods below append one instruction to .text. Operands
-// follow AT&T order: source first. Memory operands are either
-// base+displacement (always encoded with a 32-bit displacement) or
-// RIP-relative to a Label.
+func (a *AMD64) emit(b ...byte) { a.f.emit(b...) }
+func (a *AMD64) u32(v uint32)   { a.f.text = binary.LittleEndian.AppendUint32(a.f.text, v) }
 
-func (f *File) emit(b ...byte) { f.text = append(f.text, b...) }
-
-func rex(w bool, reg, index, base Reg) byte {
+func rex(w bool, reg, index, base AMD64Reg) byte {
 	b := byte(0x40)
 	if w {
 		b |= 8
@@ -93,190 +100,196 @@ func rex(w bool, reg, index, base Reg) byte {
 	return b
 }
 
-// opRegReg emits a register-direct instruction: op with ModRM reg field
+// regReg emits a register-direct instruction: op with ModRM reg field
 // reg and r/m field rm.
-func (f *File) opRegReg(w bool, op []byte, reg, rm Reg) {
+func (a *AMD64) regReg(w bool, op []byte, reg, rm AMD64Reg) {
 	if r := rex(w, reg, 0, rm); r != 0x40 {
-		f.emit(r)
+		a.emit(r)
 	}
-	f.emit(op...)
-	f.emit(0xc0 | byte(reg&7)<<3 | byte(rm&7))
+	a.emit(op...)
+	a.emit(0xc0 | byte(reg&7)<<3 | byte(rm&7))
 }
 
-// opMem emits op with a disp32(base) memory operand.
-func (f *File) opMem(w bool, op []byte, reg, base Reg, disp int32) {
-	if r := rex(w, reg, 0, base); r != 0x40 {
-		f.emit(r)
+// mem emits op with a disp32(base) memory operand. A byte register needs
+// a REX prefix to mean %spl to %dil rather than %ah to %bh.
+func (a *AMD64) mem(w, byteReg bool, op []byte, reg, base AMD64Reg, disp int32) {
+	if r := rex(w, reg, 0, base); r != 0x40 || byteReg {
+		a.emit(r)
 	}
-	f.emit(op...)
-	f.emit(0x80 | byte(reg&7)<<3 | byte(base&7))
+	a.emit(op...)
+	a.emit(0x80 | byte(reg&7)<<3 | byte(base&7))
 	if base&7 == RSP {
-		f.emit(0x24)
+		a.emit(0x24)
 	}
-	f.text = binary.LittleEndian.AppendUint32(f.text, uint32(disp))
+	a.u32(uint32(disp))
 }
 
-// opRIP emits op with a target+addend(%rip) memory operand; trailer bytes
+// rip emits op with a target+addend(%rip) memory operand; trailer bytes
 // (an immediate) follow the displacement.
-func (f *File) opRIP(w bool, prefix, op []byte, reg Reg, target Label, addend int64, trailer ...byte) {
-	f.emit(prefix...)
+func (a *AMD64) rip(w bool, prefix, op []byte, reg AMD64Reg, target Label, addend int64, trailer ...byte) {
+	a.emit(prefix...)
 	if r := rex(w, reg, 0, 0); r != 0x40 {
-		f.emit(r)
+		a.emit(r)
 	}
-	f.emit(op...)
-	f.emit(byte(reg&7)<<3 | 5)
-	off := len(f.text)
-	f.emit(0, 0, 0, 0)
-	f.emit(trailer...)
-	f.fixups = append(f.fixups, fixup{off: off, end: len(f.text), target: target, addend: addend})
+	a.emit(op...)
+	a.emit(byte(reg&7)<<3 | 5)
+	off := len(a.f.text)
+	a.u32(0)
+	a.emit(trailer...)
+	a.f.fixups = append(a.f.fixups, fixup{off: off, end: len(a.f.text), target: target, addend: addend})
 }
 
 // MovImm emits mov $v, %dst (the 10-byte movabs form when v needs it).
-func (f *File) MovImm(dst Reg, v int64) {
+func (a *AMD64) MovImm(dst AMD64Reg, v int64) {
 	if v == int64(int32(v)) {
-		f.emit(rex(true, 0, 0, dst), 0xc7, 0xc0|byte(dst&7))
-		f.text = binary.LittleEndian.AppendUint32(f.text, uint32(v))
+		a.emit(rex(true, 0, 0, dst), 0xc7, 0xc0|byte(dst&7))
+		a.u32(uint32(v))
 		return
 	}
-	f.emit(rex(true, 0, 0, dst), 0xb8|byte(dst&7))
-	f.text = binary.LittleEndian.AppendUint64(f.text, uint64(v))
+	a.emit(rex(true, 0, 0, dst), 0xb8|byte(dst&7))
+	a.f.text = binary.LittleEndian.AppendUint64(a.f.text, uint64(v))
 }
 
-// MovReg emits mov %src, %dst (64-bit).
-func (f *File) MovReg(src, dst Reg) { f.opRegReg(true, []byte{0x89}, src, dst) }
+// Mov emits mov %src, %dst (64-bit).
+func (a *AMD64) Mov(src, dst AMD64Reg) { a.regReg(true, []byte{0x89}, src, dst) }
 
-// Load emits mov disp(%base), %dst (64-bit).
-func (f *File) Load(dst, base Reg, disp int32) { f.opMem(true, []byte{0x8b}, dst, base, disp) }
+// Load emits the load of size bytes (1, 2, 4 or 8, zero-extended) at
+// disp(%base) into dst: movzbq, movzwq, mov to the 32-bit register, or
+// mov.
+func (a *AMD64) Load(size int, dst, base AMD64Reg, disp int32) {
+	switch size {
+	case 1:
+		a.mem(true, false, []byte{0x0f, 0xb6}, dst, base, disp)
+	case 2:
+		a.mem(true, false, []byte{0x0f, 0xb7}, dst, base, disp)
+	case 4:
+		a.mem(false, false, []byte{0x8b}, dst, base, disp)
+	case 8:
+		a.mem(true, false, []byte{0x8b}, dst, base, disp)
+	default:
+		panic(fmt.Sprintf("elfwriter: x86-64 load of %d bytes", size))
+	}
+}
 
-// Store emits mov %src, disp(%base) (64-bit).
-func (f *File) Store(src, base Reg, disp int32) { f.opMem(true, []byte{0x89}, src, base, disp) }
+// Store emits the store of the low size bytes (1, 2, 4 or 8) of src at
+// disp(%base).
+func (a *AMD64) Store(size int, src, base AMD64Reg, disp int32) {
+	switch size {
+	case 1:
+		a.mem(false, true, []byte{0x88}, src, base, disp)
+	case 2:
+		a.emit(0x66)
+		a.mem(false, false, []byte{0x89}, src, base, disp)
+	case 4:
+		a.mem(false, false, []byte{0x89}, src, base, disp)
+	case 8:
+		a.mem(true, false, []byte{0x89}, src, base, disp)
+	default:
+		panic(fmt.Sprintf("elfwriter: x86-64 store of %d bytes", size))
+	}
+}
 
 // LoadRIP emits mov target+addend(%rip), %dst (64-bit).
-func (f *File) LoadRIP(dst Reg, target Label, addend int64) {
-	f.opRIP(true, nil, []byte{0x8b}, dst, target, addend)
+func (a *AMD64) LoadRIP(dst AMD64Reg, target Label, addend int64) {
+	a.rip(true, nil, []byte{0x8b}, dst, target, addend)
 }
 
 // StoreRIP emits mov %src, target+addend(%rip) (64-bit).
-func (f *File) StoreRIP(src Reg, target Label, addend int64) {
-	f.opRIP(true, nil, []byte{0x89}, src, target, addend)
+func (a *AMD64) StoreRIP(src AMD64Reg, target Label, addend int64) {
+	a.rip(true, nil, []byte{0x89}, src, target, addend)
 }
 
 // LeaRIP emits lea target+addend(%rip), %dst.
-func (f *File) LeaRIP(dst Reg, target Label, addend int64) {
-	f.opRIP(true, nil, []byte{0x8d}, dst, target, addend)
+func (a *AMD64) LeaRIP(dst AMD64Reg, target Label, addend int64) {
+	a.rip(true, nil, []byte{0x8d}, dst, target, addend)
 }
 
 // CmpwRIPZero emits cmpw $0, target(%rip), the test of a semaphore.
-func (f *File) CmpwRIPZero(target Label) {
-	f.opRIP(false, []byte{0x66}, []byte{0x83}, 7, target, 0, 0)
+func (a *AMD64) CmpwRIPZero(target Label) {
+	a.rip(false, []byte{0x66}, []byte{0x83}, 7, target, 0, 0)
 }
 
 // AddImm emits add $v, %dst (64-bit).
-func (f *File) AddImm(dst Reg, v int32) {
-	f.opRegReg(true, []byte{0x81}, 0, dst)
-	f.text = binary.LittleEndian.AppendUint32(f.text, uint32(v))
+func (a *AMD64) AddImm(dst AMD64Reg, v int32) {
+	a.regReg(true, []byte{0x81}, 0, dst)
+	a.u32(uint32(v))
 }
 
 // CmpImm emits cmp $v, %dst (64-bit).
-func (f *File) CmpImm(dst Reg, v int32) {
-	f.opRegReg(true, []byte{0x81}, 7, dst)
-	f.text = binary.LittleEndian.AppendUint32(f.text, uint32(v))
+func (a *AMD64) CmpImm(dst AMD64Reg, v int32) {
+	a.regReg(true, []byte{0x81}, 7, dst)
+	a.u32(uint32(v))
 }
 
-// AddReg emits add %src, %dst (64-bit).
-func (f *File) AddReg(src, dst Reg) { f.opRegReg(true, []byte{0x01}, src, dst) }
+// Add emits add %src, %dst (64-bit).
+func (a *AMD64) Add(src, dst AMD64Reg) { a.regReg(true, []byte{0x01}, src, dst) }
 
-// SubReg emits sub %src, %dst (64-bit).
-func (f *File) SubReg(src, dst Reg) { f.opRegReg(true, []byte{0x29}, src, dst) }
+// Sub emits sub %src, %dst (64-bit).
+func (a *AMD64) Sub(src, dst AMD64Reg) { a.regReg(true, []byte{0x29}, src, dst) }
 
-// CmpReg emits cmp %src, %dst (64-bit), setting flags for dst-src.
-func (f *File) CmpReg(src, dst Reg) { f.opRegReg(true, []byte{0x39}, src, dst) }
+// Cmp emits cmp %src, %dst (64-bit), setting flags for dst-src.
+func (a *AMD64) Cmp(src, dst AMD64Reg) { a.regReg(true, []byte{0x39}, src, dst) }
 
-// TestReg emits test %src, %dst (64-bit).
-func (f *File) TestReg(src, dst Reg) { f.opRegReg(true, []byte{0x85}, src, dst) }
+// Test emits test %src, %dst (64-bit).
+func (a *AMD64) Test(src, dst AMD64Reg) { a.regReg(true, []byte{0x85}, src, dst) }
 
-// XorReg emits xor %src, %dst (64-bit).
-func (f *File) XorReg(src, dst Reg) { f.opRegReg(true, []byte{0x31}, src, dst) }
+// Xor emits xor %src, %dst (64-bit).
+func (a *AMD64) Xor(src, dst AMD64Reg) { a.regReg(true, []byte{0x31}, src, dst) }
 
 // Neg emits neg %dst (64-bit).
-func (f *File) Neg(dst Reg) { f.opRegReg(true, []byte{0xf7}, 3, dst) }
+func (a *AMD64) Neg(dst AMD64Reg) { a.regReg(true, []byte{0xf7}, 3, dst) }
 
 // MulImm emits imul $v, %dst, %dst (64-bit).
-func (f *File) MulImm(dst Reg, v int32) {
-	f.opRegReg(true, []byte{0x69}, dst, dst)
-	f.text = binary.LittleEndian.AppendUint32(f.text, uint32(v))
+func (a *AMD64) MulImm(dst AMD64Reg, v int32) {
+	a.regReg(true, []byte{0x69}, dst, dst)
+	a.u32(uint32(v))
 }
 
 // Div emits div %src: unsigned %rdx:%rax / src, quotient in %rax,
 // remainder in %rdx.
-func (f *File) Div(src Reg) { f.opRegReg(true, []byte{0xf7}, 6, src) }
-
-// LoadByte emits movzbq disp(%base), %dst.
-func (f *File) LoadByte(dst, base Reg, disp int32) {
-	f.opMem(true, []byte{0x0f, 0xb6}, dst, base, disp)
-}
-
-// StoreByte emits mov %src's low byte, disp(%base).
-func (f *File) StoreByte(src, base Reg, disp int32) {
-	// A REX prefix makes 4-7 mean %spl..%dil instead of %ah..%bh.
-	f.emit(rex(false, src, 0, base))
-	f.emit(0x88)
-	f.emit(0x80 | byte(src&7)<<3 | byte(base&7))
-	if base&7 == RSP {
-		f.emit(0x24)
-	}
-	f.text = binary.LittleEndian.AppendUint32(f.text, uint32(disp))
-}
+func (a *AMD64) Div(src AMD64Reg) { a.regReg(true, []byte{0xf7}, 6, src) }
 
 // Jmp emits jmp target (rel32).
-func (f *File) Jmp(target Label) {
-	f.emit(0xe9)
-	f.rel32(target)
-}
+func (a *AMD64) Jmp(target Label) { a.emit(0xe9); a.f.rel32(target) }
 
 // J emits a conditional jump to target (rel32).
-func (f *File) J(c Cond, target Label) {
-	f.emit(0x0f, 0x80|byte(c))
-	f.rel32(target)
-}
+func (a *AMD64) J(c Cond, target Label) { a.emit(0x0f, 0x80|byte(c)); a.f.rel32(target) }
 
 // Call emits call target (rel32).
-func (f *File) Call(target Label) {
-	f.emit(0xe8)
-	f.rel32(target)
-}
+func (a *AMD64) Call(target Label) { a.emit(0xe8); a.f.rel32(target) }
 
-func (f *File) rel32(target Label) {
-	off := len(f.text)
-	f.emit(0, 0, 0, 0)
-	f.fixups = append(f.fixups, fixup{off: off, end: len(f.text), target: target})
-}
+// Ret emits ret.
+func (a *AMD64) Ret() { a.emit(0xc3) }
+
+// Nop emits nop, the instruction of a probe site, and returns its Label.
+func (a *AMD64) Nop() Label { return a.f.Nop() }
 
 // Push emits push %r.
-func (f *File) Push(r Reg) {
+func (a *AMD64) Push(r AMD64Reg) {
 	if r >= R8 {
-		f.emit(0x41)
+		a.emit(0x41)
 	}
-	f.emit(0x50 | byte(r&7))
+	a.emit(0x50 | byte(r&7))
 }
 
 // Pop emits pop %r.
-func (f *File) Pop(r Reg) {
+func (a *AMD64) Pop(r AMD64Reg) {
 	if r >= R8 {
-		f.emit(0x41)
+		a.emit(0x41)
 	}
-	f.emit(0x58 | byte(r&7))
+	a.emit(0x58 | byte(r&7))
 }
 
-// Syscall emits syscall, which clobbers %rcx and %r11.
-func (f *File) Syscall() { f.emit(0x0f, 0x05) }
+// Syscall emits syscall, which clobbers %rcx and %r11: number in %rax,
+// arguments in %rdi, %rsi, %rdx, %r10, result in %rax.
+func (a *AMD64) Syscall() { a.emit(0x0f, 0x05) }
 
-// XReg is an SSE register, %xmm0 to %xmm15, numbered as in the
+// AMD64XReg is an SSE register, %xmm0 to %xmm15, numbered as in the
 // instruction encoding.
-type XReg uint8
+type AMD64XReg uint8
 
 const (
-	XMM0 XReg = iota
+	XMM0 AMD64XReg = iota
 	XMM1
 	XMM2
 	XMM3
@@ -296,37 +309,45 @@ const (
 
 // Name returns the AT&T name of the register, such as "%xmm0", as gcc
 // writes it in an operand.
-func (x XReg) Name() string { return "%xmm" + strconv.Itoa(int(x&15)) }
+func (x AMD64XReg) Name() string { return "%xmm" + strconv.Itoa(int(x&15)) }
 
-func (x XReg) String() string { return x.Name() }
+func (x AMD64XReg) String() string { return x.Name() }
 
-// opSSE emits a register-direct SSE instruction: its mandatory prefix,
+// sse emits a register-direct SSE instruction: its mandatory prefix,
 // then op with ModRM reg field reg and r/m field rm.
-func (f *File) opSSE(prefix byte, w bool, op []byte, reg, rm Reg) {
-	f.emit(prefix)
-	f.opRegReg(w, op, reg, rm)
+func (a *AMD64) sse(prefix byte, w bool, op []byte, reg, rm AMD64Reg) {
+	a.emit(prefix)
+	a.regReg(w, op, reg, rm)
 }
 
 // Cvtsi2sd emits cvtsi2sdq %src, %dst: the 64-bit integer src as a double.
-func (f *File) Cvtsi2sd(src Reg, dst XReg) { f.opSSE(0xf2, true, []byte{0x0f, 0x2a}, Reg(dst), src) }
+func (a *AMD64) Cvtsi2sd(src AMD64Reg, dst AMD64XReg) {
+	a.sse(0xf2, true, []byte{0x0f, 0x2a}, AMD64Reg(dst), src)
+}
 
 // Cvtsi2ss emits cvtsi2ssq %src, %dst: the 64-bit integer src as a float.
-func (f *File) Cvtsi2ss(src Reg, dst XReg) { f.opSSE(0xf3, true, []byte{0x0f, 0x2a}, Reg(dst), src) }
+func (a *AMD64) Cvtsi2ss(src AMD64Reg, dst AMD64XReg) {
+	a.sse(0xf3, true, []byte{0x0f, 0x2a}, AMD64Reg(dst), src)
+}
 
 // MulsdRIP emits mulsd target+addend(%rip), %dst (doubles).
-func (f *File) MulsdRIP(target Label, addend int64, dst XReg) {
-	f.opRIP(false, []byte{0xf2}, []byte{0x0f, 0x59}, Reg(dst), target, addend)
+func (a *AMD64) MulsdRIP(target Label, addend int64, dst AMD64XReg) {
+	a.rip(false, []byte{0xf2}, []byte{0x0f, 0x59}, AMD64Reg(dst), target, addend)
 }
 
 // MulssRIP emits mulss target+addend(%rip), %dst (floats).
-func (f *File) MulssRIP(target Label, addend int64, dst XReg) {
-	f.opRIP(false, []byte{0xf3}, []byte{0x0f, 0x59}, Reg(dst), target, addend)
+func (a *AMD64) MulssRIP(target Label, addend int64, dst AMD64XReg) {
+	a.rip(false, []byte{0xf3}, []byte{0x0f, 0x59}, AMD64Reg(dst), target, addend)
 }
 
 // MovqFromX emits movq %src, %dst: the low 8 bytes of src into a
 // general-purpose register.
-func (f *File) MovqFromX(src XReg, dst Reg) { f.opSSE(0x66, true, []byte{0x0f, 0x7e}, Reg(src), dst) }
+func (a *AMD64) MovqFromX(src AMD64XReg, dst AMD64Reg) {
+	a.sse(0x66, true, []byte{0x0f, 0x7e}, AMD64Reg(src), dst)
+}
 
 // MovdFromX emits movd %src, %dst (32-bit): the low 4 bytes of src,
 // zero-extended into the 64-bit register.
-func (f *File) MovdFromX(src XReg, dst Reg) { f.opSSE(0x66, false, []byte{0x0f, 0x7e}, Reg(src), dst) }
+func (a *AMD64) MovdFromX(src AMD64XReg, dst AMD64Reg) {
+	a.sse(0x66, false, []byte{0x0f, 0x7e}, AMD64Reg(src), dst)
+}

@@ -21,47 +21,52 @@ type encodeTest struct {
 // sseTests are the SSE instructions; their text is what the GNU assembler
 // takes, so TestEncodeGNU checks the bytes against it.
 var sseTests = []encodeTest{
-	{"cvtsi2sdq %rax, %xmm15", func(f *File) { f.Cvtsi2sd(RAX, XMM15) }, []byte{0xf2, 0x4c, 0x0f, 0x2a, 0xf8}},
-	{"cvtsi2sdq %r10, %xmm3", func(f *File) { f.Cvtsi2sd(R10, XMM3) }, []byte{0xf2, 0x49, 0x0f, 0x2a, 0xda}},
-	{"cvtsi2ssq %rdi, %xmm0", func(f *File) { f.Cvtsi2ss(RDI, XMM0) }, []byte{0xf3, 0x48, 0x0f, 0x2a, 0xc7}},
-	{"cvtsi2ssq %r9, %xmm11", func(f *File) { f.Cvtsi2ss(R9, XMM11) }, []byte{0xf3, 0x4d, 0x0f, 0x2a, 0xd9}},
+	{"cvtsi2sdq %rax, %xmm15", func(f *File) { f.AMD64().Cvtsi2sd(RAX, XMM15) }, []byte{0xf2, 0x4c, 0x0f, 0x2a, 0xf8}},
+	{"cvtsi2sdq %r10, %xmm3", func(f *File) { f.AMD64().Cvtsi2sd(R10, XMM3) }, []byte{0xf2, 0x49, 0x0f, 0x2a, 0xda}},
+	{"cvtsi2ssq %rdi, %xmm0", func(f *File) { f.AMD64().Cvtsi2ss(RDI, XMM0) }, []byte{0xf3, 0x48, 0x0f, 0x2a, 0xc7}},
+	{"cvtsi2ssq %r9, %xmm11", func(f *File) { f.AMD64().Cvtsi2ss(R9, XMM11) }, []byte{0xf3, 0x4d, 0x0f, 0x2a, 0xd9}},
 	// RIP-relative operands before linking: the displacement is 0.
-	{"mulsd 0(%rip), %xmm15", func(f *File) { f.MulsdRIP(1, 0, XMM15) }, []byte{0xf2, 0x44, 0x0f, 0x59, 0x3d, 0, 0, 0, 0}},
-	{"mulsd 0(%rip), %xmm1", func(f *File) { f.MulsdRIP(1, 0, XMM1) }, []byte{0xf2, 0x0f, 0x59, 0x0d, 0, 0, 0, 0}},
-	{"mulss 0(%rip), %xmm2", func(f *File) { f.MulssRIP(1, 0, XMM2) }, []byte{0xf3, 0x0f, 0x59, 0x15, 0, 0, 0, 0}},
-	{"mulss 0(%rip), %xmm12", func(f *File) { f.MulssRIP(1, 0, XMM12) }, []byte{0xf3, 0x44, 0x0f, 0x59, 0x25, 0, 0, 0, 0}},
-	{"movq %xmm15, %rax", func(f *File) { f.MovqFromX(XMM15, RAX) }, []byte{0x66, 0x4c, 0x0f, 0x7e, 0xf8}},
-	{"movq %xmm0, %r12", func(f *File) { f.MovqFromX(XMM0, R12) }, []byte{0x66, 0x49, 0x0f, 0x7e, 0xc4}},
-	{"movd %xmm15, %eax", func(f *File) { f.MovdFromX(XMM15, RAX) }, []byte{0x66, 0x44, 0x0f, 0x7e, 0xf8}},
-	{"movd %xmm1, %r9d", func(f *File) { f.MovdFromX(XMM1, R9) }, []byte{0x66, 0x41, 0x0f, 0x7e, 0xc9}},
-	{"movd %xmm3, %edx", func(f *File) { f.MovdFromX(XMM3, RDX) }, []byte{0x66, 0x0f, 0x7e, 0xda}},
+	{"mulsd 0(%rip), %xmm15", func(f *File) { f.AMD64().MulsdRIP(1, 0, XMM15) }, []byte{0xf2, 0x44, 0x0f, 0x59, 0x3d, 0, 0, 0, 0}},
+	{"mulsd 0(%rip), %xmm1", func(f *File) { f.AMD64().MulsdRIP(1, 0, XMM1) }, []byte{0xf2, 0x0f, 0x59, 0x0d, 0, 0, 0, 0}},
+	{"mulss 0(%rip), %xmm2", func(f *File) { f.AMD64().MulssRIP(1, 0, XMM2) }, []byte{0xf3, 0x0f, 0x59, 0x15, 0, 0, 0, 0}},
+	{"mulss 0(%rip), %xmm12", func(f *File) { f.AMD64().MulssRIP(1, 0, XMM12) }, []byte{0xf3, 0x44, 0x0f, 0x59, 0x25, 0, 0, 0, 0}},
+	{"movq %xmm15, %rax", func(f *File) { f.AMD64().MovqFromX(XMM15, RAX) }, []byte{0x66, 0x4c, 0x0f, 0x7e, 0xf8}},
+	{"movq %xmm0, %r12", func(f *File) { f.AMD64().MovqFromX(XMM0, R12) }, []byte{0x66, 0x49, 0x0f, 0x7e, 0xc4}},
+	{"movd %xmm15, %eax", func(f *File) { f.AMD64().MovdFromX(XMM15, RAX) }, []byte{0x66, 0x44, 0x0f, 0x7e, 0xf8}},
+	{"movd %xmm1, %r9d", func(f *File) { f.AMD64().MovdFromX(XMM1, R9) }, []byte{0x66, 0x41, 0x0f, 0x7e, 0xc9}},
+	{"movd %xmm3, %edx", func(f *File) { f.AMD64().MovdFromX(XMM3, RDX) }, []byte{0x66, 0x0f, 0x7e, 0xda}},
 }
 
 func TestEncode(t *testing.T) {
 	for _, tt := range append([]encodeTest{
-		{"mov $42, %rdi", func(f *File) { f.MovImm(RDI, 42) }, []byte{0x48, 0xc7, 0xc7, 42, 0, 0, 0}},
-		{"movabs $1<<40, %rax", func(f *File) { f.MovImm(RAX, 1<<40) }, []byte{0x48, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0}},
-		{"mov %rsp, %rbp", func(f *File) { f.MovReg(RSP, RBP) }, []byte{0x48, 0x89, 0xe5}},
-		{"mov 0(%rbp), %rax", func(f *File) { f.Load(RAX, RBP, 0) }, []byte{0x48, 0x8b, 0x85, 0, 0, 0, 0}},
-		{"mov %rax, 8(%rsp)", func(f *File) { f.Store(RAX, RSP, 8) }, []byte{0x48, 0x89, 0x84, 0x24, 8, 0, 0, 0}},
-		{"mov %r9, -8(%r12)", func(f *File) { f.Store(R9, R12, -8) }, []byte{0x4d, 0x89, 0x8c, 0x24, 0xf8, 0xff, 0xff, 0xff}},
-		{"add $-512, %rsp", func(f *File) { f.AddImm(RSP, -512) }, []byte{0x48, 0x81, 0xc4, 0x00, 0xfe, 0xff, 0xff}},
-		{"neg %r10", func(f *File) { f.Neg(R10) }, []byte{0x49, 0xf7, 0xda}},
-		{"div %rcx", func(f *File) { f.Div(RCX) }, []byte{0x48, 0xf7, 0xf1}},
-		{"xor %rdx, %rdx", func(f *File) { f.XorReg(RDX, RDX) }, []byte{0x48, 0x31, 0xd2}},
-		{"imul $1000, %rax, %rax", func(f *File) { f.MulImm(RAX, 1000) }, []byte{0x48, 0x69, 0xc0, 0xe8, 0x03, 0, 0}},
-		{"cmp %rax, %rcx", func(f *File) { f.CmpReg(RAX, RCX) }, []byte{0x48, 0x39, 0xc1}},
-		{"mov %dl, 0(%rsi)", func(f *File) { f.StoreByte(RDX, RSI, 0) }, []byte{0x40, 0x88, 0x96, 0, 0, 0, 0}},
-		{"movzbq 0(%rsi), %rcx", func(f *File) { f.LoadByte(RCX, RSI, 0) }, []byte{0x48, 0x0f, 0xb6, 0x8e, 0, 0, 0, 0}},
-		{"syscall", func(f *File) { f.Syscall() }, []byte{0x0f, 0x05}},
-		{"push %rbx", func(f *File) { f.Push(RBX) }, []byte{0x53}},
-		{"push %r15", func(f *File) { f.Push(R15) }, []byte{0x41, 0x57}},
-		{"pop %rbp", func(f *File) { f.Pop(RBP) }, []byte{0x5d}},
-		{"pop %r12", func(f *File) { f.Pop(R12) }, []byte{0x41, 0x5c}},
-		{"nop", func(f *File) { f.Nop() }, []byte{0x90}},
+		{"mov $42, %rdi", func(f *File) { f.AMD64().MovImm(RDI, 42) }, []byte{0x48, 0xc7, 0xc7, 42, 0, 0, 0}},
+		{"movabs $1<<40, %rax", func(f *File) { f.AMD64().MovImm(RAX, 1<<40) }, []byte{0x48, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0}},
+		{"mov %rsp, %rbp", func(f *File) { f.AMD64().Mov(RSP, RBP) }, []byte{0x48, 0x89, 0xe5}},
+		{"mov 0(%rbp), %rax", func(f *File) { f.AMD64().Load(8, RAX, RBP, 0) }, []byte{0x48, 0x8b, 0x85, 0, 0, 0, 0}},
+		{"mov %rax, 8(%rsp)", func(f *File) { f.AMD64().Store(8, RAX, RSP, 8) }, []byte{0x48, 0x89, 0x84, 0x24, 8, 0, 0, 0}},
+		{"mov %r9, -8(%r12)", func(f *File) { f.AMD64().Store(8, R9, R12, -8) }, []byte{0x4d, 0x89, 0x8c, 0x24, 0xf8, 0xff, 0xff, 0xff}},
+		{"add $-512, %rsp", func(f *File) { f.AMD64().AddImm(RSP, -512) }, []byte{0x48, 0x81, 0xc4, 0x00, 0xfe, 0xff, 0xff}},
+		{"neg %r10", func(f *File) { f.AMD64().Neg(R10) }, []byte{0x49, 0xf7, 0xda}},
+		{"div %rcx", func(f *File) { f.AMD64().Div(RCX) }, []byte{0x48, 0xf7, 0xf1}},
+		{"xor %rdx, %rdx", func(f *File) { f.AMD64().Xor(RDX, RDX) }, []byte{0x48, 0x31, 0xd2}},
+		{"imul $1000, %rax, %rax", func(f *File) { f.AMD64().MulImm(RAX, 1000) }, []byte{0x48, 0x69, 0xc0, 0xe8, 0x03, 0, 0}},
+		{"cmp %rax, %rcx", func(f *File) { f.AMD64().Cmp(RAX, RCX) }, []byte{0x48, 0x39, 0xc1}},
+		{"mov %dl, 0(%rsi)", func(f *File) { f.AMD64().Store(1, RDX, RSI, 0) }, []byte{0x40, 0x88, 0x96, 0, 0, 0, 0}},
+		{"movzbq 0(%rsi), %rcx", func(f *File) { f.AMD64().Load(1, RCX, RSI, 0) }, []byte{0x48, 0x0f, 0xb6, 0x8e, 0, 0, 0, 0}},
+		{"movzwq 0(%rsi), %rcx", func(f *File) { f.AMD64().Load(2, RCX, RSI, 0) }, []byte{0x48, 0x0f, 0xb7, 0x8e, 0, 0, 0, 0}},
+		{"mov 8(%rsp), %eax", func(f *File) { f.AMD64().Load(4, RAX, RSP, 8) }, []byte{0x8b, 0x84, 0x24, 8, 0, 0, 0}},
+		{"mov %ax, 0(%rbx)", func(f *File) { f.AMD64().Store(2, RAX, RBX, 0) }, []byte{0x66, 0x89, 0x83, 0, 0, 0, 0}},
+		{"mov %r9d, -8(%r12)", func(f *File) { f.AMD64().Store(4, R9, R12, -8) }, []byte{0x45, 0x89, 0x8c, 0x24, 0xf8, 0xff, 0xff, 0xff}},
+		{"mov %sil, 0(%rdi)", func(f *File) { f.AMD64().Store(1, RSI, RDI, 0) }, []byte{0x40, 0x88, 0xb7, 0, 0, 0, 0}},
+		{"syscall", func(f *File) { f.AMD64().Syscall() }, []byte{0x0f, 0x05}},
+		{"push %rbx", func(f *File) { f.AMD64().Push(RBX) }, []byte{0x53}},
+		{"push %r15", func(f *File) { f.AMD64().Push(R15) }, []byte{0x41, 0x57}},
+		{"pop %rbp", func(f *File) { f.AMD64().Pop(RBP) }, []byte{0x5d}},
+		{"pop %r12", func(f *File) { f.AMD64().Pop(R12) }, []byte{0x41, 0x5c}},
+		{"nop", func(f *File) { f.AMD64().Nop() }, []byte{0x90}},
 		// RIP-relative operands before linking: the displacement is 0.
-		{"mov sym(%rip), %r13", func(f *File) { f.LoadRIP(R13, 1, 0) }, []byte{0x4c, 0x8b, 0x2d, 0, 0, 0, 0}},
-		{"cmpw $0, sym(%rip)", func(f *File) { f.CmpwRIPZero(1) }, []byte{0x66, 0x83, 0x3d, 0, 0, 0, 0, 0}},
+		{"mov sym(%rip), %r13", func(f *File) { f.AMD64().LoadRIP(R13, 1, 0) }, []byte{0x4c, 0x8b, 0x2d, 0, 0, 0, 0}},
+		{"cmpw $0, sym(%rip)", func(f *File) { f.AMD64().CmpwRIPZero(1) }, []byte{0x66, 0x83, 0x3d, 0, 0, 0, 0, 0}},
 	}, sseTests...) {
 		f := New(Exec)
 		tt.emit(f)
@@ -73,7 +78,7 @@ func TestEncode(t *testing.T) {
 
 func TestRegName(t *testing.T) {
 	for _, tt := range []struct {
-		r    Reg
+		r    AMD64Reg
 		size int
 		want string
 	}{
@@ -130,7 +135,7 @@ func TestEncodeGNU(t *testing.T) {
 
 func TestXRegName(t *testing.T) {
 	for _, tt := range []struct {
-		x    XReg
+		x    AMD64XReg
 		want string
 	}{{XMM0, "%xmm0"}, {XMM9, "%xmm9"}, {XMM15, "%xmm15"}} {
 		if got := tt.x.Name(); got != tt.want {

@@ -12,8 +12,7 @@
 // 0). Both have one read-only executable PT_LOAD segment (headers, .text and
 // .stapsdt.base) and one writable PT_LOAD segment (.probes and .data), plus
 // PT_GNU_STACK. The stapsdt notes are not allocated, as with sys/sdt.h, so
-// there is no PT_NOTE. Code refers to data only RIP-relative (see the
-// instruction methods of File), so a PIE needs no relocations.
+// there is no PT_NOTE.
 //
 // Each note has exactly the layout sys/sdt.h gives it: owner "stapsdt", type
 // 3, then the 8-byte addresses of the probe's nop, of .stapsdt.base and of
@@ -29,14 +28,15 @@
 //
 // Files are x86-64 unless File.Machine names another of Machines(): aarch64,
 // i386 (ELFCLASS32, with 4-byte note addresses as sys/sdt.h writes them on
-// ILP32) or s390x (big-endian). Link writes every structure in the class
-// and byte order of the machine; Nop and Ret emit the machine's probe nop
-// and return, Raw appends code encoded by the caller, and the other
-// instruction methods encode x86-64. File.ARM64, File.I386 and File.S390X
-// return assemblers for the other machines, each with its own register
-// type, which address data PC-relative (adrp and add, larl) or, on i386,
-// from a call's return address, so that a PIE needs no relocations there
-// either.
+// ILP32) or s390x (big-endian). Link writes every structure, the
+// debug/elf types encoded with encoding/binary, in the class and byte
+// order of the machine. Nop and Ret emit the machine's probe nop and
+// return and Raw appends code encoded by the caller; File.AMD64,
+// File.ARM64, File.I386 and File.S390X return the assemblers of the
+// machines, each with its own register type, which address data
+// PC-relative (RIP-relative operands, adrp and add, larl) or, on i386,
+// from a call's return address, so that a PIE needs no relocations on any
+// machine.
 //
 // SemaphoreObject writes another kind of file, a relocatable object that
 // only defines probe semaphores, for programs whose notes a compiler wrote.

@@ -14,11 +14,12 @@ func Example() {
 	f := elfwriter.New(elfwriter.Exec)
 	start := f.Func("_start")
 	f.SetEntry(start)
-	f.MovImm(elfwriter.RDI, 42)
-	pc := f.Nop()
-	f.MovImm(elfwriter.RAX, 231) // exit_group
-	f.MovImm(elfwriter.RDI, 0)
-	f.Syscall()
+	a := f.AMD64()
+	a.MovImm(elfwriter.RDI, 42)
+	pc := a.Nop()
+	a.MovImm(elfwriter.RAX, 231) // exit_group
+	a.MovImm(elfwriter.RDI, 0)
+	a.Syscall()
 	f.End(start)
 	f.AddNote(elfwriter.Note{Provider: "demo", Name: "hello", Args: "-4@%edi", PC: pc})
 

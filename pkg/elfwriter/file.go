@@ -113,8 +113,7 @@ type fixup struct {
 type File struct {
 	Type Type
 	// Machine is the architecture, one of Machines(); EM_NONE means
-	// EM_X86_64. The instruction methods of File other than Nop, Ret
-	// and Raw encode x86-64 instructions.
+	// EM_X86_64.
 	Machine elf.Machine
 	// Base is the link address of the file's first byte; Link uses
 	// DefaultExecBase for Exec and 0 for PIE and Shared when it is 0.

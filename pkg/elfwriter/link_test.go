@@ -21,12 +21,13 @@ func testFile(typ Type) (*File, Label, Label, Label) {
 	sema := f.Semaphore("p_q_semaphore")
 	start := f.Func("_start")
 	f.SetEntry(start)
-	f.MovImm(RAX, 7)
-	f.StoreRIP(RAX, word, 0)
+	a := f.AMD64()
+	a.MovImm(RAX, 7)
+	a.StoreRIP(RAX, word, 0)
 	pc := f.Nop()
-	f.MovImm(RAX, 231)
-	f.LoadRIP(RDI, word, 0)
-	f.Syscall()
+	a.MovImm(RAX, 231)
+	a.LoadRIP(RDI, word, 0)
+	a.Syscall()
 	f.End(start)
 	f.AddNote(Note{Provider: "p", Name: "q", Args: "8@word(%rip)", PC: pc, Semaphore: sema})
 	return f, word, sema, pc
@@ -158,7 +159,7 @@ func TestLinkErrors(t *testing.T) {
 	}
 	f.SetEntry(f.Here("_start"))
 	l := f.NewLabel("")
-	f.Jmp(l)
+	f.AMD64().Jmp(l)
 	if _, err := f.Link(); err == nil {
 		t.Error("Link with an unbound label succeeded")
 	}

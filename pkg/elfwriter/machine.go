@@ -74,6 +74,16 @@ func (f *File) Ret() {
 // Raw appends b to .text as it is: machine code encoded by the caller.
 func (f *File) Raw(b ...byte) { f.emit(b...) }
 
+func (f *File) emit(b ...byte) { f.text = append(f.text, b...) }
+
+// rel32 emits a 32-bit displacement from the end of the instruction to
+// target, as x86 jumps and calls have it.
+func (f *File) rel32(target Label) {
+	off := len(f.text)
+	f.emit(0, 0, 0, 0)
+	f.fixups = append(f.fixups, fixup{off: off, end: len(f.text), target: target})
+}
+
 // Align pads .text with zero bytes to a multiple of n bytes.
 func (f *File) Align(n int) {
 	for len(f.text)%n != 0 {
@@ -81,7 +91,9 @@ func (f *File) Align(n int) {
 	}
 }
 
-// encoder writes ELF structures in the class and byte order of one machine.
+// encoder writes ELF structures in the class and byte order of one machine:
+// the types of package debug/elf, encoded with encoding/binary. Callers
+// give the 64-bit types; a 32-bit file takes them converted.
 type encoder struct {
 	machine elf.Machine
 	arch
@@ -90,18 +102,27 @@ type encoder struct {
 func (e *encoder) is64() bool { return e.class == elf.ELFCLASS64 }
 
 // sizes of the ELF structures of e's class.
-func (e *encoder) ehdrSize() uint64 { return e.pick(52, 64) }
-func (e *encoder) phdrSize() uint64 { return e.pick(32, 56) }
-func (e *encoder) shdrSize() uint64 { return e.pick(40, 64) }
-func (e *encoder) symSize() uint64  { return e.pick(16, 24) }
-func (e *encoder) dynSize() uint64  { return e.pick(8, 16) }
-func (e *encoder) addrSize() uint64 { return e.pick(4, 8) }
+func (e *encoder) ehdrSize() uint64 { return e.size(elf.Header32{}, elf.Header64{}) }
+func (e *encoder) phdrSize() uint64 { return e.size(elf.Prog32{}, elf.Prog64{}) }
+func (e *encoder) shdrSize() uint64 { return e.size(elf.Section32{}, elf.Section64{}) }
+func (e *encoder) symSize() uint64  { return e.size(elf.Sym32{}, elf.Sym64{}) }
+func (e *encoder) dynSize() uint64  { return e.size(elf.Dyn32{}, elf.Dyn64{}) }
+func (e *encoder) addrSize() uint64 { return e.size(uint32(0), uint64(0)) }
 
-func (e *encoder) pick(n32, n64 uint64) uint64 {
+func (e *encoder) size(v32, v64 any) uint64 {
 	if e.is64() {
-		return n64
+		return uint64(binary.Size(v64))
 	}
-	return n32
+	return uint64(binary.Size(v32))
+}
+
+// put appends v, a fixed-size value, in e's byte order.
+func (e *encoder) put(b []byte, v any) []byte {
+	b, err := binary.Append(b, e.order, v)
+	if err != nil {
+		panic("elfwriter: " + err.Error())
+	}
+	return b
 }
 
 // addr appends an address-sized word.
@@ -112,7 +133,6 @@ func (e *encoder) addr(b []byte, v uint64) []byte {
 	return e.order.AppendUint32(b, uint32(v))
 }
 
-func (e *encoder) u16(b []byte, v uint16) []byte { return e.order.AppendUint16(b, v) }
 func (e *encoder) u32(b []byte, v uint32) []byte { return e.order.AppendUint32(b, v) }
 
 // header appends the ELF header of a file with phnum program headers right
@@ -128,80 +148,71 @@ func (e *encoder) header(b []byte, typ elf.Type, entry, shoff uint64, phnum, shn
 	}
 	ident[elf.EI_VERSION] = byte(elf.EV_CURRENT)
 	ident[elf.EI_OSABI] = byte(elf.ELFOSABI_NONE)
-	b = append(b, ident[:]...)
-	b = e.u16(b, uint16(typ))
-	b = e.u16(b, uint16(e.machine))
-	b = e.u32(b, uint32(elf.EV_CURRENT))
-	var phoff uint64
-	var phentsize uint16
-	if phnum > 0 {
-		phoff, phentsize = e.ehdrSize(), uint16(e.phdrSize())
+	h := elf.Header64{
+		Ident:     ident,
+		Type:      uint16(typ),
+		Machine:   uint16(e.machine),
+		Version:   uint32(elf.EV_CURRENT),
+		Entry:     entry,
+		Shoff:     shoff,
+		Ehsize:    uint16(e.ehdrSize()),
+		Phnum:     uint16(phnum),
+		Shentsize: uint16(e.shdrSize()),
+		Shnum:     uint16(shnum + 1),
+		Shstrndx:  uint16(shnum),
 	}
-	b = e.addr(b, entry)
-	b = e.addr(b, phoff)
-	b = e.addr(b, shoff)
-	b = e.u32(b, 0) // flags
-	b = e.u16(b, uint16(e.ehdrSize()))
-	b = e.u16(b, phentsize)
-	b = e.u16(b, uint16(phnum))
-	b = e.u16(b, uint16(e.shdrSize()))
-	b = e.u16(b, uint16(shnum+1))
-	return e.u16(b, uint16(shnum))
+	if phnum > 0 {
+		h.Phoff, h.Phentsize = e.ehdrSize(), uint16(e.phdrSize())
+	}
+	if e.is64() {
+		return e.put(b, h)
+	}
+	return e.put(b, elf.Header32{
+		Ident: h.Ident, Type: h.Type, Machine: h.Machine, Version: h.Version,
+		Entry: uint32(h.Entry), Phoff: uint32(h.Phoff), Shoff: uint32(h.Shoff),
+		Flags: h.Flags, Ehsize: h.Ehsize, Phentsize: h.Phentsize, Phnum: h.Phnum,
+		Shentsize: h.Shentsize, Shnum: h.Shnum, Shstrndx: h.Shstrndx,
+	})
 }
 
 // prog appends a program header.
 func (e *encoder) prog(b []byte, p elf.Prog64) []byte {
 	if e.is64() {
-		b = e.u32(b, p.Type)
-		b = e.u32(b, p.Flags)
-		b = e.addr(b, p.Off)
-		b = e.addr(b, p.Vaddr)
-		b = e.addr(b, p.Paddr)
-		b = e.addr(b, p.Filesz)
-		b = e.addr(b, p.Memsz)
-		return e.addr(b, p.Align)
+		return e.put(b, p)
 	}
-	b = e.u32(b, p.Type)
-	b = e.addr(b, p.Off)
-	b = e.addr(b, p.Vaddr)
-	b = e.addr(b, p.Paddr)
-	b = e.addr(b, p.Filesz)
-	b = e.addr(b, p.Memsz)
-	b = e.u32(b, p.Flags)
-	return e.addr(b, p.Align)
+	return e.put(b, elf.Prog32{
+		Type: p.Type, Off: uint32(p.Off), Vaddr: uint32(p.Vaddr), Paddr: uint32(p.Paddr),
+		Filesz: uint32(p.Filesz), Memsz: uint32(p.Memsz), Flags: p.Flags, Align: uint32(p.Align),
+	})
 }
 
 // section appends a section header.
 func (e *encoder) section(b []byte, s elf.Section64) []byte {
-	b = e.u32(b, s.Name)
-	b = e.u32(b, s.Type)
-	b = e.addr(b, s.Flags)
-	b = e.addr(b, s.Addr)
-	b = e.addr(b, s.Off)
-	b = e.addr(b, s.Size)
-	b = e.u32(b, s.Link)
-	b = e.u32(b, s.Info)
-	b = e.addr(b, s.Addralign)
-	return e.addr(b, s.Entsize)
+	if e.is64() {
+		return e.put(b, s)
+	}
+	return e.put(b, elf.Section32{
+		Name: s.Name, Type: s.Type, Flags: uint32(s.Flags), Addr: uint32(s.Addr),
+		Off: uint32(s.Off), Size: uint32(s.Size), Link: s.Link, Info: s.Info,
+		Addralign: uint32(s.Addralign), Entsize: uint32(s.Entsize),
+	})
 }
 
 // sym appends a symbol.
 func (e *encoder) sym(b []byte, s elf.Sym64) []byte {
-	b = e.u32(b, s.Name)
 	if e.is64() {
-		b = append(b, s.Info, s.Other)
-		b = e.u16(b, s.Shndx)
-		b = e.addr(b, s.Value)
-		return e.addr(b, s.Size)
+		return e.put(b, s)
 	}
-	b = e.addr(b, s.Value)
-	b = e.addr(b, s.Size)
-	b = append(b, s.Info, s.Other)
-	return e.u16(b, s.Shndx)
+	return e.put(b, elf.Sym32{
+		Name: s.Name, Value: uint32(s.Value), Size: uint32(s.Size),
+		Info: s.Info, Other: s.Other, Shndx: s.Shndx,
+	})
 }
 
 // dyn appends a dynamic section entry.
 func (e *encoder) dyn(b []byte, tag elf.DynTag, v uint64) []byte {
-	b = e.addr(b, uint64(tag))
-	return e.addr(b, v)
+	if e.is64() {
+		return e.put(b, elf.Dyn64{Tag: int64(tag), Val: v})
+	}
+	return e.put(b, elf.Dyn32{Tag: int32(tag), Val: uint32(v)})
 }

@@ -43,20 +43,15 @@ func SemaphoreObjectFor(m elf.Machine, names []string) ([]byte, error) {
 		strtab = append(append(strtab, name...), 0)
 	}
 
-	sections := []shdr{
-		{name: ".probes", Section64: elf.Section64{Type: uint32(elf.SHT_PROGBITS), Flags: uint64(elf.SHF_ALLOC | elf.SHF_WRITE), Addralign: 2}, data: make([]byte, 2*len(names))},
+	sections := sectionTable{
+		progbits(".probes", secNone, elf.SHF_ALLOC|elf.SHF_WRITE, 2, make([]byte, 2*len(names))),
 		// An empty .note.GNU-stack says the stack need not be executable.
-		{name: ".note.GNU-stack", Section64: elf.Section64{Type: uint32(elf.SHT_PROGBITS), Addralign: 1}},
+		progbits(".note.GNU-stack", secNone, 0, 1, nil),
 		{name: ".symtab", Section64: elf.Section64{Type: uint32(elf.SHT_SYMTAB), Addralign: e.addrSize(), Entsize: e.symSize(), Link: 4, Info: 2}, data: symtab},
 		{name: ".strtab", Section64: elf.Section64{Type: uint32(elf.SHT_STRTAB), Addralign: 1}, data: strtab},
 		{name: ".shstrtab", Section64: elf.Section64{Type: uint32(elf.SHT_STRTAB), Addralign: 1}},
 	}
-	shstrtab := []byte{0}
-	for i := range sections {
-		sections[i].Name = uint32(len(shstrtab))
-		shstrtab = append(append(shstrtab, sections[i].name...), 0)
-	}
-	sections[len(sections)-1].data = shstrtab
+	sections.names()
 
 	end := e.ehdrSize()
 	for i := range sections {

@@ -27,7 +27,7 @@ func recorder(t *testing.T) (*image, uint64) {
 	switch runtime.GOARCH {
 	case "amd64":
 		for i, r := range amd64Regs {
-			f.StoreRIP(r, buf, int64(8*i))
+			f.AMD64().StoreRIP(r, buf, int64(8*i))
 		}
 	case "arm64":
 		adr = f.Len()

@@ -9,7 +9,7 @@ import (
 
 // amd64Regs are the registers the amd64 trampoline loads, in argument
 // order; %rax comes last because it holds the argument array until then.
-var amd64Regs = [MaxArgs]elfwriter.Reg{
+var amd64Regs = [MaxArgs]elfwriter.AMD64Reg{
 	elfwriter.RDI, elfwriter.RSI, elfwriter.RDX, elfwriter.RCX, elfwriter.R8, elfwriter.R9,
 	elfwriter.R10, elfwriter.R11, elfwriter.RBX, elfwriter.R12, elfwriter.R13, elfwriter.RAX,
 }

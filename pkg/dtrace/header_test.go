@@ -1,11 +1,9 @@
-package main
+package dtrace
 
 import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/sdtkit/sdtkit/pkg/dtrace"
 )
 
 func TestMacroName(t *testing.T) {
@@ -16,19 +14,19 @@ func TestMacroName(t *testing.T) {
 		{"myapp", "request__start", "MYAPP_REQUEST_START"},
 		{"my__app", "a___b", "MY__APP_A__B"},
 	} {
-		if got := macroName(tt.provider, tt.name); got != tt.want {
-			t.Errorf("macroName(%q, %q) = %q, want %q", tt.provider, tt.name, got, tt.want)
+		if got := MacroName(tt.provider, tt.name); got != tt.want {
+			t.Errorf("MacroName(%q, %q) = %q, want %q", tt.provider, tt.name, got, tt.want)
 		}
 	}
 }
 
 func TestWriteHeader(t *testing.T) {
-	providers, err := dtrace.Parse("p.d", []byte("provider p { probe q(int a, char *); probe r__s(); };"))
+	providers, err := Parse("p.d", []byte("provider p { probe q(int a, char *); probe r__s(); };"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := writeHeader(&b, "p.d", providers); err != nil {
+	if err := WriteHeader(&b, "p.d", providers); err != nil {
 		t.Fatal(err)
 	}
 	h := b.String()
@@ -50,12 +48,12 @@ func TestWriteHeader(t *testing.T) {
 }
 
 func TestWriteHeaderClash(t *testing.T) {
-	providers, err := dtrace.Parse("p.d", []byte("provider p { probe a__b(); probe a_b(); };"))
+	providers, err := Parse("p.d", []byte("provider p { probe a__b(); probe a_b(); };"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = writeHeader(new(bytes.Buffer), "p.d", providers)
+	err = WriteHeader(new(bytes.Buffer), "p.d", providers)
 	if err == nil || !strings.Contains(err.Error(), "P_A_B") {
-		t.Errorf("writeHeader(a__b, a_b) = %v, want an error naming P_A_B", err)
+		t.Errorf("WriteHeader(a__b, a_b) = %v, want an error naming P_A_B", err)
 	}
 }

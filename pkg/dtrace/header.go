@@ -1,35 +1,32 @@
-package main
+package dtrace
 
 import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-
-	"github.com/sdtkit/sdtkit/pkg/dtrace"
 )
 
-// macroName returns the name of the probe macro, as systemtap's dtrace
-// spells it: PROVIDER_NAME upper-cased, with each "__" of the probe name
-// made "_".
-func macroName(provider, name string) string {
+// MacroName returns the name of the macro of a probe in the header, as
+// systemtap's dtrace spells it: PROVIDER_NAME upper-cased, with each "__"
+// of the probe name made "_".
+func MacroName(provider, name string) string {
 	return strings.ToUpper(provider) + "_" + strings.ToUpper(strings.ReplaceAll(name, "__", "_"))
 }
 
-// semaphoreName returns the symbol of a probe's semaphore, as sys/sdt.h
+// SemaphoreName returns the symbol of a probe's semaphore, as sys/sdt.h
 // names it: PROVIDER_NAME_semaphore, with the names as written.
-func semaphoreName(provider, name string) string {
+func SemaphoreName(provider, name string) string {
 	return provider + "_" + name + "_semaphore"
 }
 
 // checkMacroNames reports two probes whose macros would have the same
 // name, such as a__b and a_b.
-func checkMacroNames(providers []dtrace.Provider) error {
+func checkMacroNames(providers []Provider) error {
 	seen := make(map[string]string)
 	for _, pv := range providers {
 		for _, pr := range pv.Probes {
-			m := macroName(pv.Name, pr.Name)
+			m := MacroName(pv.Name, pr.Name)
 			this := pv.Name + ":" + pr.Name
 			if prev, ok := seen[m]; ok {
 				return fmt.Errorf("probes %s and %s both make the macro %s", prev, this, m)
@@ -165,11 +162,14 @@ __extension__ extern unsigned long long __sdtgen_unsp;
 #endif /* _SDTGEN_COMMON */
 `
 
-// writeHeader writes the C header of the probes of providers: for each
-// probe a macro PROVIDER_NAME(args...) that places it, and
-// PROVIDER_NAME_ENABLED() that reads its semaphore, which sdtgen -G
-// defines. spec is the provider file's name, for the opening comment.
-func writeHeader(w io.Writer, spec string, providers []dtrace.Provider) error {
+// WriteHeader writes the C header of the probes of providers, as
+// systemtap's dtrace -h writes it but with no need of <sys/sdt.h>: for
+// each probe a macro PROVIDER_NAME(args...) that places it, with the nop
+// and the note sys/sdt.h would write, and PROVIDER_NAME_ENABLED() that
+// reads its semaphore, which the object of elfwriter.SemaphoreObject
+// defines. spec is the provider file's name, for the opening comment. Two
+// probes whose macros would have the same name are an error.
+func WriteHeader(w io.Writer, spec string, providers []Provider) error {
 	if err := checkMacroNames(providers); err != nil {
 		return err
 	}
@@ -185,9 +185,9 @@ func writeHeader(w io.Writer, spec string, providers []dtrace.Provider) error {
 	return bw.Flush()
 }
 
-func writeProbeMacros(w *bufio.Writer, provider string, pr *dtrace.Probe) {
-	m := macroName(provider, pr.Name)
-	sema := semaphoreName(provider, pr.Name)
+func writeProbeMacros(w *bufio.Writer, provider string, pr *Probe) {
+	m := MacroName(provider, pr.Name)
+	sema := SemaphoreName(provider, pr.Name)
 	var decl, params, operands []string
 	for i, a := range pr.Args {
 		decl = append(decl, a.Type+" "+a.Name)
@@ -216,29 +216,4 @@ func writeProbeMacros(w *bufio.Writer, provider string, pr *dtrace.Probe) {
 	line("    :: %s);", strings.Join(operands, ", "))
 	line("  __asm__ __volatile__ (_SDTGEN_BASE);")
 	fmt.Fprint(w, "  } while (0)\n")
-}
-
-// writeHeaderFile writes the header of the provider file spec to out, or
-// to stdout when out is "".
-func writeHeaderFile(out string, spec specFile, stdout io.Writer) error {
-	providers, err := loadProviders(spec)
-	if err != nil {
-		return err
-	}
-	if out == "" {
-		if err := writeHeader(stdout, spec.name, providers); err != nil {
-			return fmt.Errorf("%s: %w", spec, err)
-		}
-		return nil
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := writeHeader(f, spec.name, providers); err != nil {
-		f.Close()
-		os.Remove(out)
-		return fmt.Errorf("%s: %w", spec, err)
-	}
-	return f.Close()
 }
