@@ -58,7 +58,7 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []pattern) err
 	for range workers {
 		wg.Go(func() {
 			s := &site{file: name, machine: f.Machine}
-			var cache argvCache
+			var enc siteEncoder
 			for {
 				buf := <-tokens
 				i := int(next.Add(1)) - 1
@@ -75,7 +75,7 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []pattern) err
 						continue
 					}
 					s.probe = p
-					buf = appendSite(buf, s, &cache)
+					buf = enc.append(buf, s)
 				}
 				chunks[i].buf = buf
 				close(chunks[i].done)

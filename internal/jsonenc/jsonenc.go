@@ -12,8 +12,8 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// Safe marks the bytes a JSON string holds as they are.
-var Safe = func() (t [256]bool) {
+// safe marks the bytes a JSON string holds as they are.
+var safe = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\'
 	}
@@ -31,7 +31,7 @@ func AppendString(b []byte, s string) []byte {
 		for i+8 <= len(s) && unsafe8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) == 0 {
 			i += 8
 		}
-		for i < len(s) && Safe[s[i]] {
+		for i < len(s) && safe[s[i]] {
 			i++
 		}
 		if i == len(s) {
@@ -80,7 +80,7 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// unsafe8 returns 0 when the 8 bytes of w are all Safe, and not 0 when
+// unsafe8 returns 0 when the 8 bytes of w are all safe, and not 0 when
 // one is below 0x20, '"', '\\' or not ASCII: the tests of "Bit Twiddling
 // Hacks" (haszero, hasless) for all 8 at once. Most strings are plain
 // ASCII, and a long one is then escaped in half the time.

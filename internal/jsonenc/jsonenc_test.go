@@ -80,7 +80,7 @@ func BenchmarkAppendString(b *testing.B) {
 	}
 }
 
-// unsafe8 agrees with Safe on every byte value in every position, next to
+// unsafe8 agrees with safe on every byte value in every position, next to
 // bytes of every kind.
 func TestUnsafe8(t *testing.T) {
 	for _, fill := range []byte{'a', 0, '"', '\\', 0x1f, 0x7f, 0x80, 0xff} {
@@ -89,7 +89,7 @@ func TestUnsafe8(t *testing.T) {
 				b := bytes.Repeat([]byte{fill}, 8)
 				b[pos] = byte(c)
 				got := unsafe8(binary.LittleEndian.Uint64(b)) == 0
-				if want := Safe[c] && Safe[fill]; got != want {
+				if want := safe[c] && safe[fill]; got != want {
 					t.Errorf("unsafe8(%q) == 0 is %v, want %v", b, got, want)
 				}
 			}
