@@ -32,36 +32,51 @@ func benchSite() *Site {
 	}
 }
 
-// BenchmarkAppendEvent writes an event as sdtattach does: appended to a
-// reused buffer, then written.
-func BenchmarkAppendEvent(b *testing.B) {
-	e := benchEvent()
+// benchAppend measures an encoder writing records as sdtattach and
+// sdtlist do: appended to a reused buffer, then written.
+func benchAppend(b *testing.B, metric string, next func([]byte) []byte) {
 	var buf []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		e.TS++
-		buf = AppendEvent(buf[:0], e)
+		buf = next(buf[:0])
 		io.Discard.Write(buf)
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), metric)
+}
+
+// benchGoccy measures github.com/goccy/go-json writing the records next
+// returns.
+func benchGoccy(b *testing.B, metric string, next func() any) {
+	enc := json.NewEncoder(io.Discard)
+	enc.SetEscapeHTML(false)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := enc.Encode(next()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), metric)
+}
+
+// BenchmarkAppendEvent writes an event.
+func BenchmarkAppendEvent(b *testing.B) {
+	e := benchEvent()
+	benchAppend(b, "events/s", func(buf []byte) []byte {
+		e.TS++
+		return AppendEvent(buf, e)
+	})
 }
 
 // BenchmarkAppendEventGoccy writes the same event through
 // github.com/goccy/go-json.
 func BenchmarkAppendEventGoccy(b *testing.B) {
 	e := benchEvent()
-	enc := json.NewEncoder(io.Discard)
-	enc.SetEscapeHTML(false)
 	var g goccyEvent
-	b.ReportAllocs()
-	for b.Loop() {
+	benchGoccy(b, "events/s", func() any {
 		e.TS++
 		toGoccy(&g, e)
-		if err := enc.Encode(&g); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		return &g
+	})
 }
 
 // BenchmarkParseEvent decodes that event's line as a Reader does.
@@ -95,58 +110,42 @@ func BenchmarkParseEventGoccy(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
-// BenchmarkAppendSite writes a site as sdtlist does.
+// BenchmarkAppendSite writes a site.
 func BenchmarkAppendSite(b *testing.B) {
 	s := benchSite()
-	var buf []byte
-	b.ReportAllocs()
-	for b.Loop() {
+	benchAppend(b, "sites/s", func(buf []byte) []byte {
 		s.PCOffset++
-		buf = AppendSite(buf[:0], s)
-		io.Discard.Write(buf)
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sites/s")
+		return AppendSite(buf, s)
+	})
 }
 
 // BenchmarkAppendSiteGoccy writes the same site through
 // github.com/goccy/go-json.
 func BenchmarkAppendSiteGoccy(b *testing.B) {
 	s := benchSite()
-	enc := json.NewEncoder(io.Discard)
-	enc.SetEscapeHTML(false)
 	var g goccySite
-	b.ReportAllocs()
-	for b.Loop() {
+	benchGoccy(b, "sites/s", func() any {
 		s.PCOffset++
 		toGoccySite(&g, s)
-		if err := enc.Encode(&g); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sites/s")
+		return &g
+	})
 }
 
 // BenchmarkAppendSiteArgv writes sites with the argv of the last, encoded
-// once, as the sites of one file share it.
+// once, as sdtlist writes the sites of a file that share it.
 func BenchmarkAppendSiteArgv(b *testing.B) {
 	s := benchSite()
 	argv := AppendArgv(nil, s.Argv)
-	var buf []byte
-	b.ReportAllocs()
-	for b.Loop() {
+	benchAppend(b, "sites/s", func(buf []byte) []byte {
 		s.PCOffset++
-		buf = AppendSiteArgv(buf[:0], s, argv)
-		io.Discard.Write(buf)
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sites/s")
+		return AppendSiteArgv(buf, s, argv)
+	})
 }
 
 // BenchmarkAppendSiteArgvGoccy writes them through
 // github.com/goccy/go-json, with the argv encoded once.
 func BenchmarkAppendSiteArgvGoccy(b *testing.B) {
 	s := benchSite()
-	enc := json.NewEncoder(io.Discard)
-	enc.SetEscapeHTML(false)
 	var g goccySite
 	toGoccySite(&g, s)
 	argv, err := json.MarshalNoEscape(g.Argv)
@@ -154,16 +153,12 @@ func BenchmarkAppendSiteArgvGoccy(b *testing.B) {
 		b.Fatal(err)
 	}
 	var w goccySiteRaw
-	b.ReportAllocs()
-	for b.Loop() {
+	benchGoccy(b, "sites/s", func() any {
 		s.PCOffset++
 		toGoccySite(&g, s)
 		w = goccySiteRaw{&g, argv}
-		if err := enc.Encode(&w); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sites/s")
+		return &w
+	})
 }
 
 // goccySiteRaw is a goccySite with its argv already encoded.

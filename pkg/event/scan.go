@@ -442,60 +442,66 @@ func (s *scanner) args(dst []Value) ([]Value, error) {
 }
 
 func (s *scanner) fields(dst []Field) ([]Field, error) {
-	if s.peek() != '{' {
-		if err := s.skip(); err != nil {
-			return dst, err
-		}
-		return dst, &FieldError{"fields", "an object"}
-	}
-	s.i++
-	if s.peek() == '}' {
-		s.i++
-		return dst, nil
-	}
-	for {
+	err := s.each('{', "fields", "an object", func() error {
 		name, err := s.str(true)
 		if err != nil {
-			return dst, err
+			return err
 		}
 		if err := s.expect(':'); err != nil {
-			return dst, err
+			return err
 		}
 		v, err := s.value()
 		if err != nil {
-			return dst, err
+			return err
 		}
 		dst = append(dst, Field{name, v})
-		if more, err := s.next('}'); !more || err != nil {
-			return dst, err
-		}
-	}
+		return nil
+	})
+	return dst, err
 }
 
 // positions reads an array of positions in args.
 func (s *scanner) positions(dst []int) ([]int, error) {
-	if s.peek() != '[' {
-		if err := s.skip(); err != nil {
-			return dst, err
-		}
-		return dst, &FieldError{"truncated", "an array of positions"}
-	}
-	s.i++
-	if s.peek() == ']' {
-		s.i++
-		return dst, nil
-	}
-	for {
+	const want = "an array of positions"
+	err := s.each('[', "truncated", want, func() error {
 		v, err := s.value()
 		if err != nil {
-			return dst, err
+			return err
 		}
 		if v.Kind != Uint || v.Uint > math.MaxInt32 {
-			return dst, &FieldError{"truncated", "an array of positions"}
+			return &FieldError{"truncated", want}
 		}
 		dst = append(dst, int(v.Uint))
-		if more, err := s.next(']'); !more || err != nil {
-			return dst, err
+		return nil
+	})
+	return dst, err
+}
+
+// each reads an array or an object, as open says, calling elem for each
+// element or member. A value of another type is skipped and reported as
+// a *FieldError for field.
+func (s *scanner) each(open byte, field, want string, elem func() error) error {
+	if s.peek() != open {
+		if err := s.skip(); err != nil {
+			return err
+		}
+		return &FieldError{field, want}
+	}
+	end := byte(']')
+	if open == '{' {
+		end = '}'
+	}
+	s.i++
+	if s.peek() == end {
+		s.i++
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		if more, err := s.next(end); !more || err != nil {
+			return err
 		}
 	}
 }
