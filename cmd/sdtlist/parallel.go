@@ -59,7 +59,7 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []probespec.Sp
 	for range workers {
 		wg.Go(func() {
 			s := &site{file: name, machine: f.Machine}
-			var cache argvCache
+			var enc siteEncoder
 			for {
 				buf := <-tokens
 				i := int(next.Add(1)) - 1
@@ -76,7 +76,7 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []probespec.Sp
 						continue
 					}
 					s.probe = p
-					buf = appendSite(buf, s, &cache)
+					buf = enc.append(buf, s)
 				}
 				chunks[i].buf = buf
 				close(chunks[i].done)

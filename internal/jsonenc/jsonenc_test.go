@@ -1,9 +1,12 @@
 package jsonenc
 
 import (
+	"bytes"
+	"encoding/binary"
 	stdjson "encoding/json"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	json "github.com/goccy/go-json"
@@ -62,6 +65,34 @@ func TestAppendFloat(t *testing.T) {
 		}
 		if got := string(AppendFloat(nil, f)); got != want {
 			t.Errorf("AppendFloat(%v) = %s, want %s", f, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	for _, s := range []string{"/usr/lib/jvm/temurin-25-jdk-amd64/lib/server/libjvm.so", "-4@%edx 8@-24(%rbp) 8@g_counter(%rip)", "hotspot", "tab\there"} {
+		b.Run(strconv.Itoa(len(s)), func(b *testing.B) {
+			var buf []byte
+			for b.Loop() {
+				buf = AppendString(buf[:0], s)
+			}
+		})
+	}
+}
+
+// unsafe8 agrees with safe on every byte value in every position, next to
+// bytes of every kind.
+func TestUnsafe8(t *testing.T) {
+	for _, fill := range []byte{'a', 0, '"', '\\', 0x1f, 0x7f, 0x80, 0xff} {
+		for pos := range 8 {
+			for c := range 256 {
+				b := bytes.Repeat([]byte{fill}, 8)
+				b[pos] = byte(c)
+				got := unsafe8(binary.LittleEndian.Uint64(b)) == 0
+				if want := safe[c] && safe[fill]; got != want {
+					t.Errorf("unsafe8(%q) == 0 is %v, want %v", b, got, want)
+				}
+			}
 		}
 	}
 }

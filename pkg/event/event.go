@@ -3,6 +3,7 @@ package event
 import (
 	"strconv"
 
+	"github.com/sdtkit/sdtkit/internal/jsonenc"
 	"github.com/sdtkit/sdtkit/internal/termtext"
 )
 
@@ -27,8 +28,15 @@ type Event struct {
 	Provider string
 	Name     string
 	Args     []Value
-	Fields   []Field // in input order; empty without sdtattach --types
-	Lost     uint64
+	// Fields names the values of Args, in their order, for a probe whose
+	// arguments sdtattach --types knows. nil means the event has none: a
+	// probe declared with no arguments has an empty Fields that is not
+	// nil, written "fields":{}.
+	Fields []Field
+	// Truncated lists the positions in Args, from 0, of the strings cut
+	// at sdtattach --strlen bytes.
+	Truncated []int
+	Lost      uint64
 }
 
 // Field returns the value of the field called name.
@@ -57,21 +65,50 @@ const (
 	Number                  // any other JSON number, as written in Value.Str
 	String                  // a JSON string, decoded in Value.Str
 	JSON                    // an object or array, as written in Value.Str
+	// Hex and Float are for writers, which have the number at hand: Hex
+	// is an unsigned integer in Value.Uint, written as a JSON string
+	// such as "0x1f", and Float a float64 in Value.Float, written as a
+	// JSON number (null for NaN and the infinities). Read back, they are
+	// a String and a Number.
+	Hex
+	Float
 )
 
-// A Value is one argument or field.
+// A Value is one argument or field. The zero Value is null.
 type Value struct {
-	Kind ValueKind
-	Uint uint64
-	Int  int64
-	Str  string
+	Kind  ValueKind
+	Uint  uint64
+	Int   int64
+	Float float64
+	Str   string
 }
+
+// UintValue returns the Value of u.
+func UintValue(u uint64) Value { return Value{Kind: Uint, Uint: u} }
+
+// IntValue returns the Value of i: an Int when it is negative, else a
+// Uint, as a reader sees the number.
+func IntValue(i int64) Value {
+	if i < 0 {
+		return Value{Kind: Int, Int: i}
+	}
+	return Value{Kind: Uint, Uint: uint64(i)}
+}
+
+// StringValue returns the Value of s.
+func StringValue(s string) Value { return Value{Kind: String, Str: s} }
+
+// HexValue returns the Value of u shown in hexadecimal, "0x1f".
+func HexValue(u uint64) Value { return Value{Kind: Hex, Uint: u} }
+
+// FloatValue returns the Value of f.
+func FloatValue(f float64) Value { return Value{Kind: Float, Float: f} }
 
 // Uint64 returns the value as the unsigned 64-bit integer C would see:
 // negative integers in two's complement, hex strings such as "0x1f" parsed.
 func (v Value) Uint64() (uint64, bool) {
 	switch v.Kind {
-	case Uint:
+	case Uint, Hex:
 		return v.Uint, true
 	case Int:
 		return uint64(v.Int), true
@@ -100,7 +137,7 @@ func parseHex(s string) (uint64, bool) {
 }
 
 // AppendText appends the value as people read it: integers in decimal,
-// other numbers as written, strings bare unless they are empty or hold
+// other numbers as written (Float as in JSON, Hex as 0x1f), strings bare unless they are empty or hold
 // blanks, quotes, backslashes, control bytes, invalid UTF-8 or other
 // unprintable characters (then Go-quoted), objects and arrays as written
 // unless they hold unprintable characters (then Go-quoted), "?" for null.
@@ -117,6 +154,12 @@ func (v Value) AppendText(b []byte) []byte {
 	case JSON:
 		// JSON may hold U+2028, C1 controls and invalid UTF-8 raw.
 		return termtext.AppendPrintable(b, v.Str)
+	case Hex:
+		return appendHex(b, v.Uint)
+	case Float:
+		if !isNaNOrInf(v.Float) {
+			return jsonenc.AppendFloat(b, v.Float)
+		}
 	}
 	return append(b, '?')
 }

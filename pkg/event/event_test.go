@@ -3,6 +3,7 @@ package event
 import (
 	"errors"
 	"io"
+	"math"
 	"reflect"
 	"runtime"
 	"strings"
@@ -16,9 +17,9 @@ func TestParse(t *testing.T) {
 		want Event
 	}{
 		{`{"ts":5,"pid":1,"tid":2,"comm":"a b","cpu":3,"provider":"p","name":"n","args":[]}`, KindEvent,
-			Event{TS: 5, PID: 1, TID: 2, Comm: "a b", CPU: 3, Provider: "p", Name: "n", Args: []Value{}, Fields: []Field{}}},
+			Event{TS: 5, PID: 1, TID: 2, Comm: "a b", CPU: 3, Provider: "p", Name: "n"}},
 		{`{"provider":"p","name":"n","args":[18446744073709551615,-9223372036854775808,0,-0,1.5,1e400,"0x1f","é\n",null,{"a":[1]},true]}`, KindEvent,
-			Event{Provider: "p", Name: "n", Fields: []Field{}, Args: []Value{
+			Event{Provider: "p", Name: "n", Args: []Value{
 				{Kind: Uint, Uint: 1<<64 - 1},
 				{Kind: Int, Int: -1 << 63},
 				{Kind: Uint},
@@ -31,13 +32,14 @@ func TestParse(t *testing.T) {
 				{Kind: JSON, Str: `{"a":[1]}`},
 				{Kind: JSON, Str: "true"},
 			}}},
-		{` { "provider" : "p" , "name":"n", "extra":{"x":[1,{}]}, "fields":{"len":3,"path":"/x"} } `, KindEvent,
-			Event{Provider: "p", Name: "n", Args: []Value{}, Fields: []Field{{"len", Value{Kind: Uint, Uint: 3}}, {"path", Value{Kind: String, Str: "/x"}}}}},
-		{`{"lost":12}`, KindLost, Event{Lost: 12, Args: []Value{}, Fields: []Field{}}},
+		{` { "provider" : "p" , "name":"n", "extra":{"x":[1,{}]}, "fields":{"len":3,"path":"/x"}, "truncated":[1] } `, KindEvent,
+			Event{Provider: "p", Name: "n", Fields: []Field{{"len", Value{Kind: Uint, Uint: 3}}, {"path", Value{Kind: String, Str: "/x"}}}, Truncated: []int{1}}},
+		{`{"provider":"p","name":"n","fields":{}}`, KindEvent, Event{Provider: "p", Name: "n", Fields: []Field{}}},
+		{`{"lost":12}`, KindLost, Event{Lost: 12}},
 		{`{"file":"a.out","provider":"p","name":"n","pc":4198568,"args":"-4@%ebx","argv":[]}`, KindSite,
-			Event{Provider: "p", Name: "n", Args: []Value{}, Fields: []Field{}}},
+			Event{Provider: "p", Name: "n"}},
 	} {
-		e := Event{Args: []Value{}, Fields: []Field{}}
+		var e Event
 		kind, err := Parse([]byte(tt.line), &e)
 		if err != nil || kind != tt.kind || !reflect.DeepEqual(e, tt.want) {
 			t.Errorf("Parse(%s) = %v, %+v, %v, want %v, %+v", tt.line, kind, e, err, tt.kind, tt.want)
@@ -52,6 +54,7 @@ func TestParseErrors(t *testing.T) {
 		{`not json`, "invalid character"},
 		{`{"provider":"p","name":"n"`, "end of JSON input"},
 		{`{"provider":"p","name":"n"} x`, "invalid character"},
+		{"{\"provider\":\"p\",\"name\":\"n\"}\x00", "invalid character"},
 		{`{"provider":"p","name":"n","args":[01]}`, "invalid"},
 		{`{"ts":1}`, ErrNotRecord.Error()},
 		{`[1,2]`, "not a JSON object"},
@@ -60,6 +63,8 @@ func TestParseErrors(t *testing.T) {
 		{`{"provider":7,"name":"n"}`, `"provider": want a string`},
 		{`{"lost":-1}`, `"lost": want a count`},
 		{`{"provider":"p","name":"n","fields":[1]}`, `"fields": want an object`},
+		{`{"provider":"p","name":"n","truncated":[-1]}`, `"truncated": want an array of positions`},
+		{`{"provider":"p","name":"n","truncated":3}`, `"truncated": want an array of positions`},
 	} {
 		var e Event
 		_, err := Parse([]byte(tt.line), &e)
@@ -115,6 +120,11 @@ func TestValue(t *testing.T) {
 		{Value{Kind: String, Str: "\x1b[2J\u009b\u2028"}, `"\x1b[2J\u009b\u2028"`, 0, false},
 		{Value{}, "?", 0, false},
 		{Value{Kind: Number, Str: "2.5"}, "2.5", 0, false},
+		{HexValue(31), "0x1f", 31, true},
+		{FloatValue(2.5), "2.5", 0, false},
+		{FloatValue(1e21), "1e+21", 0, false},
+		{FloatValue(math.NaN()), "?", 0, false},
+		{IntValue(-3), "-3", 1<<64 - 3, true},
 		{Value{Kind: JSON, Str: `{"k":"a b"}`}, `{"k":"a b"}`, 0, false},
 		{Value{Kind: JSON, Str: "[\"\u2028\u009b\xff\"]"}, `"[\"\u2028\u009b\xff\"]"`, 0, false},
 	} {

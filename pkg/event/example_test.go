@@ -3,6 +3,7 @@ package event_test
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/pkg/event"
@@ -33,4 +34,20 @@ func ExampleReader() {
 	// demo tick [18446744073709551615 -2 0x1f ?]
 	// lost 3
 	// skipped: line 3: unexpected end of JSON input
+}
+
+func ExampleAppendEvent() {
+	// A writer reuses its Event, with one Value per argument, and its
+	// buffer: encoding allocates nothing.
+	e := event.Event{
+		TS: 1718000000000000000, PID: 42, TID: 42, Comm: "demo", CPU: 0, Provider: "demo", Name: "tick",
+		Args: []event.Value{event.IntValue(-2), event.HexValue(0x1f), event.StringValue("a\tb"), event.FloatValue(0.5), {}},
+	}
+	var buf []byte
+	buf = event.AppendEvent(buf[:0], &e)
+	buf = event.AppendLost(buf, 3)
+	os.Stdout.Write(buf)
+	// Output:
+	// {"ts":1718000000000000000,"pid":42,"tid":42,"comm":"demo","cpu":0,"provider":"demo","name":"tick","args":[-2,"0x1f","a\tb",0.5,null]}
+	// {"lost":3}
 }

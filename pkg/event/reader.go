@@ -41,6 +41,7 @@ type Reader struct {
 	long   []byte // a line longer than br's buffer
 	last   []byte
 	intern map[string]string
+	spare  spare
 }
 
 // NewReader returns a Reader reading from r.
@@ -65,7 +66,7 @@ func (r *Reader) Read(e *Event) (Kind, error) {
 		if len(line) == 0 {
 			continue
 		}
-		k, err := parse(line, e, r.intern)
+		k, err := parse(line, e, r.intern, &r.spare)
 		if err != nil {
 			return 0, &LineError{Line: r.line, Truncated: !complete, Err: err}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 
 	json "github.com/goccy/go-json"
 )
@@ -30,6 +31,14 @@ type scanner struct {
 	b      []byte
 	i      int
 	intern map[string]string
+	spare  *spare
+}
+
+// spare holds the room of the Fields of the Event of while events
+// without fields are read into it.
+type spare struct {
+	fields []Field
+	of     *Event
 }
 
 func (s *scanner) ws() {
@@ -258,7 +267,13 @@ func (s *scanner) next(end byte) (bool, error) {
 
 // integer reads a number that must be an integer within int64.
 func (s *scanner) integer(field string) (int64, error) {
-	v, err := s.value()
+	var v Value
+	var err error
+	if c := s.peek(); c == '-' || c >= '0' && c <= '9' {
+		v, err = s.number()
+	} else {
+		v, err = s.value()
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -272,16 +287,18 @@ func (s *scanner) integer(field string) (int64, error) {
 }
 
 // Parse decodes one line into e and tells which record it holds. e's
-// slices are reused. The strings of e stay valid after the next call.
+// slices are reused, but for Fields, which is nil when the line has none
+// (a Reader keeps their room for the next event with fields). The
+// strings of e stay valid after the next call.
 func Parse(line []byte, e *Event) (Kind, error) {
-	return parse(line, e, nil)
+	return parse(line, e, nil, nil)
 }
 
-func parse(line []byte, e *Event, intern map[string]string) (Kind, error) {
+func parse(line []byte, e *Event, intern map[string]string, sp *spare) (Kind, error) {
 	if intern == nil {
 		intern = make(map[string]string)
 	}
-	s := scanner{b: line, intern: intern}
+	s := scanner{b: line, intern: intern, spare: sp}
 	k, err := s.record(e)
 	if errors.Is(err, errSyntax) {
 		var v any
@@ -297,11 +314,27 @@ func parse(line []byte, e *Event, intern map[string]string) (Kind, error) {
 }
 
 func (s *scanner) record(e *Event) (Kind, error) {
-	*e = Event{Args: e.Args[:0], Fields: e.Fields[:0]}
+	// An event without fields has nil Fields, so that writing it again
+	// gives the same line; a Reader keeps their room for the next event
+	// read into e.
+	fields := e.Fields
+	if fields == nil && s.spare != nil && s.spare.of == e {
+		fields = s.spare.fields
+	}
+	var haveProvider, haveName, haveFields, lost, site bool
+	if s.spare != nil {
+		defer func() {
+			if haveFields {
+				*s.spare = spare{}
+			} else if cap(fields) > 0 {
+				*s.spare = spare{fields[:0], e}
+			}
+		}()
+	}
+	*e = Event{Args: e.Args[:0], Truncated: e.Truncated[:0]}
 	if err := s.expect('{'); err != nil {
 		return 0, err
 	}
-	var haveProvider, haveName, lost, site bool
 	more := true
 	if s.peek() == '}' {
 		s.i++
@@ -340,7 +373,13 @@ func (s *scanner) record(e *Event) (Kind, error) {
 			}
 			e.Args, err = s.args(e.Args)
 		case "fields":
-			e.Fields, err = s.fields(e.Fields)
+			e.Fields, err = s.fields(fields[:0])
+			if e.Fields == nil {
+				e.Fields = []Field{}
+			}
+			haveFields = true
+		case "truncated":
+			e.Truncated, err = s.positions(e.Truncated)
 		case "lost":
 			var v Value
 			if v, err = s.value(); err == nil && v.Kind != Uint {
@@ -360,7 +399,7 @@ func (s *scanner) record(e *Event) (Kind, error) {
 			return 0, err
 		}
 	}
-	if s.peek() != 0 {
+	if s.ws(); s.i < len(s.b) {
 		return 0, errSyntax
 	}
 	switch {
@@ -403,32 +442,66 @@ func (s *scanner) args(dst []Value) ([]Value, error) {
 }
 
 func (s *scanner) fields(dst []Field) ([]Field, error) {
-	if s.peek() != '{' {
-		if err := s.skip(); err != nil {
-			return dst, err
-		}
-		return dst, &FieldError{"fields", "an object"}
-	}
-	s.i++
-	if s.peek() == '}' {
-		s.i++
-		return dst, nil
-	}
-	for {
+	err := s.each('{', "fields", "an object", func() error {
 		name, err := s.str(true)
 		if err != nil {
-			return dst, err
+			return err
 		}
 		if err := s.expect(':'); err != nil {
-			return dst, err
+			return err
 		}
 		v, err := s.value()
 		if err != nil {
-			return dst, err
+			return err
 		}
 		dst = append(dst, Field{name, v})
-		if more, err := s.next('}'); !more || err != nil {
-			return dst, err
+		return nil
+	})
+	return dst, err
+}
+
+// positions reads an array of positions in args.
+func (s *scanner) positions(dst []int) ([]int, error) {
+	const want = "an array of positions"
+	err := s.each('[', "truncated", want, func() error {
+		v, err := s.value()
+		if err != nil {
+			return err
+		}
+		if v.Kind != Uint || v.Uint > math.MaxInt32 {
+			return &FieldError{"truncated", want}
+		}
+		dst = append(dst, int(v.Uint))
+		return nil
+	})
+	return dst, err
+}
+
+// each reads an array or an object, as open says, calling elem for each
+// element or member. A value of another type is skipped and reported as
+// a *FieldError for field.
+func (s *scanner) each(open byte, field, want string, elem func() error) error {
+	if s.peek() != open {
+		if err := s.skip(); err != nil {
+			return err
+		}
+		return &FieldError{field, want}
+	}
+	end := byte(']')
+	if open == '{' {
+		end = '}'
+	}
+	s.i++
+	if s.peek() == end {
+		s.i++
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		if more, err := s.next(end); !more || err != nil {
+			return err
 		}
 	}
 }
