@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"log"
 	"testing"
 	"time"
 
@@ -22,7 +21,7 @@ func BenchmarkOutputEvent(b *testing.B) {
 		s.Args = append(s.Args, attach.Arg{Type: probespec.Type{}, Raw: raw})
 	}
 	plan := &attach.Plan{Probes: []*probe.Probe{p}, Sites: []*attach.Site{s}}
-	out := newOutput(io.Discard, plan, log.New(io.Discard, "", 0))
+	out := newOutput(io.Discard, plan)
 	ev := attach.Event{Site: s, Event: bpf.Event{
 		Time: time.Unix(1_795_000_000, 0), PID: 4242, TID: 4242, CPU: 1, Comm: "bench-loop",
 		Args: make([]bpf.Value, 3),

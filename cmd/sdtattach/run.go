@@ -66,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if c.attachOnly {
 		return plan.Status(attachOnly(c, stdout, plan, pids))
 	}
-	out := newOutput(stdout, plan, logger)
+	out := newOutput(stdout, plan)
 	err = stream(ctx, c, t, out)
 	summary(logger, out, plan)
 	if errors.Is(err, syscall.EPIPE) {

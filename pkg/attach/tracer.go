@@ -26,6 +26,9 @@ type Tracer struct {
 	prog  *bpf.Program
 	plan  *Plan
 	sites []*Site
+	// noted are, by site number, the arguments whose being unreadable
+	// was given to Options.Warn.
+	noted []bpf.ArgMask
 
 	stopOnce  sync.Once
 	stopping  chan struct{} // closed by Stop
@@ -42,14 +45,8 @@ type Tracer struct {
 }
 
 func newTracer(prog *bpf.Program, p *Plan) *Tracer {
-	t := &Tracer{
-		prog:     prog,
-		plan:     p,
-		sites:    p.Sites,
-		stopping: make(chan struct{}),
-		drained:  make(chan struct{}),
-		closing:  make(chan struct{}),
-	}
+	t := newTracerState(p)
+	t.prog = prog
 	if p.opts.PID != 0 {
 		go func() {
 			select {
@@ -60,6 +57,22 @@ func newTracer(prog *bpf.Program, p *Plan) *Tracer {
 		}()
 	}
 	return t
+}
+
+// newTracerState returns a Tracer of plan p with no program yet.
+func newTracerState(p *Plan) *Tracer {
+	noted := make([]bpf.ArgMask, len(p.Sites))
+	for i, s := range p.Sites {
+		noted[i] = s.Reported
+	}
+	return &Tracer{
+		plan:     p,
+		sites:    p.Sites,
+		noted:    noted,
+		stopping: make(chan struct{}),
+		drained:  make(chan struct{}),
+		closing:  make(chan struct{}),
+	}
 }
 
 // An Event is one probe hit: the event as the BPF program read it, and
@@ -73,6 +86,8 @@ type Event struct {
 func (e *Event) Probe() *probe.Probe { return e.Site.Probe }
 
 // Read waits for the next event and stores it in ev, reusing its memory.
+// The first time an argument of a site could not be read (its memory was
+// paged out, or the address was bad), Options.Warn is told.
 // After Stop, it returns io.EOF once the ring buffer is empty, and after
 // Close at once. Read must not be called concurrently with itself.
 func (t *Tracer) Read(ev *Event) error {
@@ -86,7 +101,28 @@ func (t *Tracer) Read(ev *Event) error {
 		return fmt.Errorf("event of unknown site %d", ev.Event.Site)
 	}
 	ev.Site = t.sites[ev.Event.Site]
+	if w := t.plan.opts.Warn; w != nil {
+		t.noteUnread(ev, w)
+	}
 	return nil
+}
+
+// noteUnread gives warn the arguments of the event that could not be
+// read, the first time each argument of its site is not read.
+func (t *Tracer) noteUnread(ev *Event, warn func(error)) {
+	noted := &t.noted[ev.Event.Site]
+	for i := range ev.Args {
+		if ev.Args[i].Kind != bpf.NotRead || noted.Has(i) {
+			continue
+		}
+		*noted |= 1 << i
+		var raw string
+		if i < len(ev.Site.Args) {
+			raw = ev.Site.Args[i].Raw
+		}
+		p := ev.Site.Probe
+		warn(fmt.Errorf("%s: %v: arg%d %q could not be read (pid %d); shown as null", p.Target.Name, p, i, raw, ev.PID))
+	}
 }
 
 func (t *Tracer) isDrained() bool {

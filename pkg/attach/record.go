@@ -1,0 +1,100 @@
+package attach
+
+import (
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// Value returns an argument's value v as the argument's type shows it
+// (see package event): null when it was not read; a string for a str
+// type; an integer of the type's size and sign for s8..u64; the value
+// in hexadecimal, at the note's size, for hex; and by default an integer
+// of the note's size and sign, or a number for a float.
+func (a *Arg) Value(v bpf.Value) event.Value {
+	var ev event.Value
+	a.setValue(&ev, &v)
+	return ev
+}
+
+// setValue is Value writing into *dst, which is zero: on the path of
+// every event, without copies of the values.
+func (a *Arg) setValue(dst *event.Value, v *bpf.Value) {
+	switch v.Kind {
+	case bpf.NotRead:
+		return
+	case bpf.String:
+		if a.Type.Kind == probespec.String {
+			dst.Kind, dst.Str = event.String, v.Str
+			return
+		}
+	}
+	switch a.Type.Kind {
+	case probespec.Int:
+		if a.Type.Signed {
+			*dst = event.IntValue(int64(v.As(a.Type.Size, true)))
+		} else {
+			dst.Kind, dst.Uint = event.Uint, v.As(a.Type.Size, false)
+		}
+		return
+	case probespec.Hex:
+		size := v.Size
+		if size <= 0 || size > 8 {
+			size = 8
+		}
+		dst.Kind, dst.Uint = event.Hex, v.As(size, false)
+		return
+	}
+	switch v.Kind {
+	case bpf.Int:
+		*dst = event.IntValue(int64(v.Bits))
+	case bpf.Float:
+		dst.Kind, dst.Float = event.Float, v.Float()
+	default:
+		dst.Kind, dst.Uint = event.Uint, v.Bits
+	}
+}
+
+// noArg is how an argument past those a site describes is shown.
+var noArg Arg
+
+// Record fills rec with the event as sdtattach writes it, reusing the
+// memory of rec's slices: the arguments the site's types do not drop,
+// with their names as fields when the site has them, and the positions
+// of the strings that were cut.
+func (e *Event) Record(rec *event.Event) {
+	s := e.Site
+	rec.TS = e.Time.UnixNano()
+	rec.PID, rec.TID, rec.CPU = int64(e.PID), int64(e.TID), int64(e.CPU)
+	rec.Comm = e.Comm
+	rec.Provider, rec.Name = s.Probe.Provider, s.Probe.Name
+	rec.Args, rec.Truncated, rec.Lost = rec.Args[:0], rec.Truncated[:0], 0
+	switch {
+	case !s.Fields:
+		rec.Fields = nil
+	case rec.Fields == nil:
+		// Not nil, so that a probe without arguments has "fields":{}.
+		rec.Fields = make([]event.Field, 0, len(e.Args))
+	default:
+		rec.Fields = rec.Fields[:0]
+	}
+	for i := range e.Args {
+		a := &noArg
+		if i < len(s.Args) {
+			a = &s.Args[i]
+		}
+		if a.Type.Kind == probespec.Drop {
+			continue
+		}
+		v := &e.Args[i]
+		if v.Kind == bpf.String && v.Truncated {
+			rec.Truncated = append(rec.Truncated, len(rec.Args))
+		}
+		n := len(rec.Args)
+		rec.Args = append(rec.Args, event.Value{})
+		a.setValue(&rec.Args[n], v)
+		if s.Fields {
+			rec.Fields = append(rec.Fields, event.Field{Name: a.Name, Value: rec.Args[n]})
+		}
+	}
+}
