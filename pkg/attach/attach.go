@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,7 +142,7 @@ func (p *Plan) Attach() (*Tracer, error) {
 		RingSize:      o.RingSize,
 		MaxSites:      len(p.Sites),
 		StringSize:    o.StringSize,
-		FlushInterval: cmpOr(o.FlushInterval, DefaultFlushInterval),
+		FlushInterval: cmp.Or(o.FlushInterval, DefaultFlushInterval),
 		PID:           o.PID,
 		NoStrings:     !readsStrings(p.Attachments),
 		InProcess:     o.InProcess,
@@ -166,12 +167,4 @@ func Open(ctx context.Context, specs []probespec.Spec, opts *Options) (*Tracer, 
 		return nil, err
 	}
 	return p.Attach()
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
