@@ -301,7 +301,7 @@ func (s *scanner) record(e *Event) (Kind, error) {
 	if err := s.expect('{'); err != nil {
 		return 0, err
 	}
-	var haveProvider, haveName, lost, site bool
+	var haveProvider, haveName, lost, site, agg bool
 	more := true
 	if s.peek() == '}' {
 		s.i++
@@ -350,6 +350,9 @@ func (s *scanner) record(e *Event) (Kind, error) {
 		case "file", "pc", "argv":
 			site = true
 			err = s.skip()
+		case "count", "buckets", "by":
+			agg = true
+			err = s.skip()
 		default:
 			err = s.skip()
 		}
@@ -368,6 +371,8 @@ func (s *scanner) record(e *Event) (Kind, error) {
 		return KindSite, nil
 	case lost:
 		return KindLost, nil
+	case agg && haveProvider && haveName:
+		return KindAggregate, nil
 	case haveProvider && haveName:
 		return KindEvent, nil
 	}
