@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -167,6 +168,31 @@ func appendValue(b []byte, v event.Value) []byte {
 		return append(b, v.Str...)
 	}
 	return append(b, "null"...)
+}
+
+// A RecordWriter writes records as NDJSON, one per line, and counts the
+// hits they hold and those they report lost.
+type RecordWriter struct {
+	w    io.Writer
+	buf  []byte
+	Hits uint64 // Count and Unread of the records written
+	Lost uint64
+}
+
+// NewRecordWriter returns a RecordWriter that writes to w.
+func NewRecordWriter(w io.Writer) *RecordWriter { return &RecordWriter{w: w} }
+
+// Write writes recs, a line each.
+func (rw *RecordWriter) Write(recs []Record) error {
+	for i := range recs {
+		r := &recs[i]
+		rw.Hits, rw.Lost = rw.Hits+r.Count+r.Unread, rw.Lost+r.Lost
+		rw.buf = append(r.AppendJSON(rw.buf[:0]), '\n')
+		if _, err := rw.w.Write(rw.buf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MarshalJSON returns AppendJSON's JSON.
