@@ -10,10 +10,18 @@ import (
 )
 
 // aggDemo runs the demo, aggregated by a, and returns the entries of its
-// hits as text, sorted, and what a second Collect found.
+// hits as text, sorted, and what a second Collect found. The key has the
+// pid first, which tells the demo's hits from those of other tests.
 func aggDemo(t *testing.T, perSite bool, a *Aggregation) (first, second []string) {
 	t.Helper()
-	p := load(t, Options{PerSite: perSite, Aggregate: a})
+	withPID := *a
+	withPID.Parts = append([]PartKind{PartPID}, a.Parts...)
+	withPID.Probes = nil
+	for _, p := range a.Probes {
+		p.Parts = append([]AggArg{{}}, p.Parts...)
+		withPID.Probes = append(withPID.Probes, p)
+	}
+	p := load(t, Options{PerSite: perSite, Aggregate: &withPID})
 	ss, _ := sites(t, demo, func(p *stapsdt.Site) ArgMask {
 		if p.Name == "start" {
 			return 1 << 1 // argv[0]
@@ -28,8 +36,11 @@ func aggDemo(t *testing.T, perSite bool, a *Aggregation) (first, second []string
 	text := func() []string {
 		var got []string
 		err := p.Collect(func(e *AggEntry) {
+			if e.Lost || e.Parts[0].Bits != pid {
+				return
+			}
 			var parts []string
-			for _, v := range e.Parts {
+			for _, v := range e.Parts[1:] {
 				if v.Kind == Uint && v.Bits == pid {
 					parts = append(parts, "PID")
 					continue
