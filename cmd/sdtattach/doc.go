@@ -1,6 +1,7 @@
 /*
 Sdtattach attaches to USDT probes and writes one JSON object per probe hit
-per line (NDJSON) on standard output.
+per line (NDJSON) on standard output, or with --count, --hist or --stats,
+one per probe and key, counted in the kernel.
 
 Usage:
 
@@ -70,6 +71,30 @@ killed. Flags may come before or after the probes:
 		a second, for when sdtattach is kept off the CPU). A probe
 		that fires faster than sdtattach writes fills it; events that
 		find it full are lost and counted.
+	--count
+		Count the hits of each probe (and --by key) in the kernel, and
+		write counts instead of events (see Aggregations below).
+	--hist ARG
+		Draw a log2 histogram of ARG, argN or a --types field, per probe
+		(and --by key) in the kernel, with the buckets of bpftrace's
+		hist().
+	--stats ARG
+		Keep the count, sum, least, greatest and mean of ARG per probe
+		(and --by key) in the kernel.
+	--by KEY[,KEY...]
+		Group --count, --hist or --stats by up to 8 keys: pid, tid,
+		comm, argN, or a --types field; an argument typed str (or
+		declared char * in the --types file) is grouped by its string,
+		cut at --strlen bytes.
+	--interval D
+		With --count, --hist or --stats: write the records and start
+		anew every D, such as 1s. Without it, they are written once, at
+		exit.
+	--max-keys N
+		With --count, --hist or --stats: count at most N keys per
+		interval (default 10240; with --hist a key takes one entry per
+		bucket that holds values). Hits of a new key that find the map
+		full are counted, per probe, and reported as lost.
 	-h
 		Print the usage and exit.
 
@@ -97,6 +122,50 @@ When events are dropped because the ring buffer was full, a line
 and once more before exiting. The N of all such lines add up to the
 number of lost events in the summary: until sdtattach stops, every hit of
 an attached probe is either written or counted as lost.
+
+# Aggregations
+
+With --count, --hist or --stats no event leaves the kernel: every hit
+adds to the entry of its probe and key in a map, and at the end of
+every --interval, and at exit (on SIGINT, SIGTERM or SIGHUP, at the -d
+duration, or when the -p process exits, after detaching), sdtattach
+writes one line per probe and key that counted something, and empties
+the map. There are two maps, and the hits go to one while the other is
+read, switched so that every hit is in exactly one interval's records:
+none is lost or counted twice. The lines are the records of package
+pkg/aggregate (see its documentation), with these fields in this order:
+
+	ts        the end of the interval, in nanoseconds since the Unix epoch
+	provider  the probe's provider
+	name      the probe's name
+	hist      with --hist, its ARG
+	stats     with --stats, its ARG
+	by        with --by, an object of the keys in the order given and
+	          their values: numbers as events show them, comm and string
+	          arguments as strings, null for a value that could not be
+	          read
+	count     the hits; with --hist and --stats, the values counted
+	unread    hits whose ARG could not be read, when there are some
+	buckets   with --hist, the buckets that hold values, in order:
+	          {"lo":..,"hi":..,"count":..}, lo inclusive, hi exclusive
+	sum, min, max, mean
+	          with --stats, of the values (mean rounded toward zero)
+
+For example:
+
+	{"ts":1718000000123456789,"provider":"fire","name":"hit","by":{"pid":42},"count":1000000}
+	{"ts":...,"provider":"fire","name":"hit","hist":"arg0","count":3,"buckets":[{"lo":0,"hi":1,"count":1},{"lo":2,"hi":4,"count":2}]}
+
+Hits of a new key that find the map full (see --max-keys) are counted,
+and written as {"ts":..,"provider":..,"name":..,"lost":N} after the
+probe's other records. The summary on standard error gives the hits
+counted and lost. sdtfmt renders these lines as it renders its -c and
+--hist summaries. A key or ARG that a probe does not have (an argN past
+its last argument, a field its --types declaration lacks), or a string
+as ARG, is an error before anything is attached, which names the key
+and the probe, with exit status 2. A key takes at most 184 bytes (120
+on arm64): 8 per number, 16 for comm, and --strlen plus one, rounded up
+to 8, per string.
 
 The --attach-only line has:
 

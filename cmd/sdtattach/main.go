@@ -14,7 +14,9 @@ import (
 
 const usageText = `usage: sdtattach [flags] PROBE...
 
-Attach to USDT probes and write one JSON object per probe hit per line.
+Attach to USDT probes and write one JSON object per probe hit per line,
+or with --count, --hist or --stats, one per probe and key, counted in
+the kernel, every --interval and at exit.
 
 PROBE is [usdt:]PATH:PROVIDER:NAME[(TYPES)], or PROVIDER:NAME[(TYPES)]
 with -p. PROVIDER and NAME are globs; PATH may be a bare command or
@@ -44,6 +46,7 @@ type config struct {
 	strlen     int
 	bufsize    int
 	specs      []probespec.Spec
+	agg        aggConfig
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -56,6 +59,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&c.strlen, "strlen", bpf.DefaultStringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
+	c.agg.flags(fs)
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string
 	for {
@@ -88,6 +92,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--bufsize %d: not a power of two of at least the page size, %d", c.bufsize, page)
 	} else if c.bufsize > bpf.MaxRingSize {
 		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", c.bufsize, bpf.MaxRingSize)
+	}
+	if err := c.agg.parse(set); err != nil {
+		return usage("%v", err)
+	}
+	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {
+		return usage("-n and --attach-only do not apply to --count, --hist or --stats")
 	}
 	if len(probes) == 0 {
 		fmt.Fprint(stderr, "sdtattach: no PROBE\n")

@@ -54,6 +54,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if c.agg.agg.Mode != 0 {
+		err := aggregateRun(ctx, c, plan, stdout, logger)
+		if errors.Is(err, syscall.EPIPE) {
+			err = nil
+		}
+		return plan.Status(err)
+	}
 	var pids <-chan []int
 	if c.attachOnly && c.pid == 0 {
 		pids = startMappers(ctx, plan.Attachments)

@@ -143,6 +143,19 @@ powers of 1024. The bar of the fullest bucket is 52 wide. Events whose
 KEY is missing, null or no number are left out and counted on standard
 error.
 
+# Aggregate records
+
+The records of sdtattach --count, --hist and --stats (see package
+pkg/aggregate), which count in the kernel, are rendered whatever the
+flags: the records of one interval (one ts) as one summary, counts as
+-c writes them, histograms as --hist does, with a column or a title
+part per --by key, and stats as a table of PROBE, the --by keys, COUNT,
+SUM, MIN, MAX and MEAN under the title "stats of KEY". When another
+interval follows, a summary is headed by the time of its end,
+[15:04:05], and followed by a blank line. Hits the records report lost
+(the map of keys was full) or whose value could not be read are counted
+on standard error.
+
 # Latency
 
 --latency writes a title "START -> END by KEY: pairs N, latency in ns",

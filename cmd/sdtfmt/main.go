@@ -81,21 +81,21 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var err error
 	if c.time, err = eventtext.ParseTimeStyle(timeFlag); err != nil {
-		return usage("--time %s: %v", shown(timeFlag), err)
+		return usage("--time %s: %v", cli.Shown(timeFlag), err)
 	}
 	if set["hist"] {
 		if c.hist, err = aggregate.ParseKey(hist); err != nil {
-			return usage("--hist %s: %v", shown(hist), err)
+			return usage("--hist %s: %v", cli.Shown(hist), err)
 		}
 	}
 	if set["by"] {
 		if c.by, err = aggregate.ParseKey(by); err != nil {
-			return usage("--by %s: %v", shown(by), err)
+			return usage("--by %s: %v", cli.Shown(by), err)
 		}
 	}
 	if set["latency"] {
 		if c.latency, err = parseLatency(latency); err != nil {
-			return usage("--latency %s: %v", shown(latency), err)
+			return usage("--latency %s: %v", cli.Shown(latency), err)
 		}
 	}
 	modes := 0
@@ -121,12 +121,4 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("-f formats the per-event view; it does not apply to -c, --hist or --latency")
 	}
 	return &c, nil
-}
-
-// shown writes a flag's value for a message, so that an empty one shows.
-func shown(s string) string {
-	if s == "" {
-		return `""`
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
 )
@@ -25,6 +26,7 @@ type formatter struct {
 	sum    summary
 	clock  eventtext.Clock // for the summaries
 	sites  *siteTable
+	recs   records // of sdtattach --count, --hist, --stats
 	lost   uint64
 	mu     sync.Mutex // guards sum against the --interval ticker
 	logger *log.Logger
@@ -142,10 +144,22 @@ func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) er
 		f.sum.event(e)
 		f.mu.Unlock()
 	case event.KindLost:
+		if e.Provider != "" {
+			// Hits of an aggregation's probe that found its map full.
+			f.recs.lost += e.Lost
+			break
+		}
 		f.lost += e.Lost
 		if f.view != nil {
 			err = f.view.WriteLost(e.Lost)
 		}
+	case event.KindAggregate:
+		r, perr := aggregate.ParseRecord(rd.Bytes())
+		if perr != nil {
+			f.logger.Printf("line %d: %v", rd.Line(), perr)
+			return nil
+		}
+		err = f.recs.add(f.w, r)
 	case event.KindSite:
 		s, perr := event.ParseSite(rd.Bytes())
 		if perr != nil {
@@ -172,6 +186,13 @@ func (f *formatter) finish() error {
 		if f.lost > 0 {
 			f.logger.Printf("lost %d events: the summary leaves them out", f.lost)
 		}
+	}
+	f.recs.write(f.w, f.recs.written > 0)
+	if f.recs.unread > 0 {
+		f.logger.Printf("%d hits had a value that could not be read: the summary leaves them out", f.recs.unread)
+	}
+	if f.recs.lost > 0 {
+		f.logger.Printf("%d hits were not counted (sdtattach's map of keys was full): the summary leaves them out", f.recs.lost)
 	}
 	f.sites.flush()
 	if err := f.w.Flush(); err != nil {

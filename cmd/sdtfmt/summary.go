@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
@@ -89,14 +90,14 @@ func parseLatency(s string) (*latencySpec, error) {
 	var l latencySpec
 	var err error
 	if l.start, err = parseProbe(parts[0]); err != nil {
-		return nil, fmt.Errorf("%s: %w", shown(parts[0]), err)
+		return nil, fmt.Errorf("%s: %w", cli.Shown(parts[0]), err)
 	}
 	if l.end, err = parseProbe(parts[1]); err != nil {
-		return nil, fmt.Errorf("%s: %w", shown(parts[1]), err)
+		return nil, fmt.Errorf("%s: %w", cli.Shown(parts[1]), err)
 	}
 	if len(parts) == 3 {
 		if l.key, err = aggregate.ParseKey(parts[2]); err != nil {
-			return nil, fmt.Errorf("%s: %w", shown(parts[2]), err)
+			return nil, fmt.Errorf("%s: %w", cli.Shown(parts[2]), err)
 		}
 	}
 	return &l, nil

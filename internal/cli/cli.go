@@ -85,3 +85,12 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	}
 	return ErrUsage
 }
+
+// Shown returns a flag's value as messages write it, so that an empty
+// one shows: "" for the empty string.
+func Shown(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}

@@ -59,9 +59,47 @@
 // nanoseconds, the slowest pairs, the ENDs that found no START
 // (Unmatched) and the STARTs still waiting for their END (Pending).
 //
+// # Records
+//
+// sdtattach --count, --hist and --stats aggregate in the kernel and write
+// a Record per probe and key per interval, one JSON object per line:
+//
+//	{"ts":1718000000123456789,"provider":"fire","name":"hit","by":{"pid":42},"count":1000000}
+//	{"ts":...,"provider":"fire","name":"hit","hist":"arg0","count":3,
+//	 "buckets":[{"lo":0,"hi":1,"count":1},{"lo":2,"hi":4,"count":2}]}
+//	{"ts":...,"provider":"fire","name":"hit","stats":"arg0","count":3,"sum":6,"min":1,"max":3,"mean":2}
+//	{"ts":...,"provider":"fire","name":"hit","lost":5}
+//
+// The fields, in this order:
+//
+//	ts        the end of the interval, in nanoseconds since the Unix epoch;
+//	          the records of one interval have the same ts
+//	provider  the probe's provider
+//	name      the probe's name, as in its note
+//	hist      a histogram: the key of the value drawn (argN or a field)
+//	stats     stats: the key of the value (argN or a field)
+//	by        the keys grouped by, in the order given, and their values:
+//	          a number, a string (comm, a string argument) or null when
+//	          it could not be read; absent when not grouped
+//	count     the hits; for a histogram or stats, the values counted
+//	unread    hits whose value could not be read, left out of count;
+//	          absent when 0
+//	buckets   a histogram's buckets that hold values, in order, as
+//	          Histogram.Buckets gives them (lo inclusive, hi exclusive)
+//	sum, min, max, mean
+//	          stats, when count > 0; mean as Stats.Mean computes it
+//	lost      in a record of its own per probe: hits that were not
+//	          counted because the map of keys was full
+//
+// AppendJSON writes a Record, ParseRecord reads one back, and
+// Record.Group and Record.Histogram turn it into what the writers below
+// take. Package event's reader tells these lines apart (KindAggregate,
+// and KindLost for lost).
+//
 // # Text
 //
-// WriteCounts, WriteHistograms and Latency.WriteText write a summary as
-// sdtfmt -c, --hist and --latency do; see sdtfmt's documentation for the
-// layout.
+// WriteCounts, WriteHistograms, WriteStats and Latency.WriteText write a
+// summary as sdtfmt -c, --hist and --latency do; see sdtfmt's
+// documentation for the layout. The first three take several keys to
+// group by, whose values a Group holds separated by NUL bytes.
 package aggregate

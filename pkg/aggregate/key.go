@@ -3,6 +3,7 @@ package aggregate
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -59,6 +60,26 @@ func ParseKey(s string) (Key, error) {
 		}
 	}
 	return Key{Kind: KeyField, Field: s}, nil
+}
+
+// ParseKeys parses keys separated by commas, as sdtattach --by takes
+// them: pid,comm. An error names the key it is about.
+func ParseKeys(s string) ([]Key, error) {
+	var keys []Key
+	for _, f := range strings.Split(s, ",") {
+		k, err := ParseKey(f)
+		if err != nil {
+			if f == "" {
+				f = `""`
+			}
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if slices.Contains(keys, k) {
+			return nil, fmt.Errorf("%s: given twice", f)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
 
 // String returns the key as ParseKey takes it; "" for the zero Key.
@@ -127,8 +148,14 @@ func (k Key) Text(e *event.Event) string {
 // stats for: a probe, and the value of the key it groups by.
 type Group struct {
 	Provider, Name string
-	By             string // the value as Key.Format writes it; "" with no key
+	// By is the value as Key.Format writes it; "" with no key. With
+	// several keys, their values are separated by NUL bytes, which no
+	// written value holds.
+	By string
 }
+
+// Values returns the values of the keys of By, one per key.
+func (g Group) Values() []string { return strings.Split(g.By, keySep) }
 
 // GroupOf returns the group of e, by the value of key by (none for the
 // zero Key).
@@ -151,8 +178,20 @@ func (g Group) Compare(o Group) int {
 	return cmp.Or(
 		cmp.Compare(g.Provider, o.Provider),
 		cmp.Compare(g.Name, o.Name),
-		compareValues(g.By, o.By),
+		compareTuples(g.By, o.By),
 	)
+}
+
+// compareTuples compares the values of several keys, one by one.
+func compareTuples(x, y string) int {
+	for {
+		xv, xrest, xmore := strings.Cut(x, keySep)
+		yv, yrest, ymore := strings.Cut(y, keySep)
+		if c := compareValues(xv, yv); c != 0 || !xmore || !ymore {
+			return cmp.Or(c, cmp.Compare(len(x), len(y)))
+		}
+		x, y = xrest, yrest
+	}
 }
 
 func compareValues(x, y string) int {

@@ -15,45 +15,69 @@ import (
 )
 
 // WriteCounts writes counts as an aligned table, largest count first,
-// under a header: PROBE, the by key's value (headed by the key in
-// capitals, as PID or ARG0; no column for the zero Key) and COUNT. It
+// under a header: PROBE, the value of each by key (headed by the key in
+// capitals, as PID or ARG0; the zero Key has no column) and COUNT. It
 // writes nothing for no counts.
-func WriteCounts(w io.Writer, counts map[Group]uint64, by Key) error {
+func WriteCounts(w io.Writer, counts map[Group]uint64, by ...Key) error {
 	gs := slices.SortedFunc(maps.Keys(counts), func(x, y Group) int {
 		return cmp.Or(cmp.Compare(counts[y], counts[x]), x.Compare(y))
 	})
 	if len(gs) == 0 {
 		return nil
 	}
-	t := columns{right: []bool{false, true}}
-	t.row("PROBE", "COUNT")
-	if by != (Key{}) {
-		t.right = []bool{false, false, true}
-		t.rows[0] = []string{"PROBE", strings.ToUpper(by.String()), "COUNT"}
+	by = keysOf(by)
+	t := columns{right: []bool{false}}
+	t.row(keyHeads("PROBE", by, "COUNT")...)
+	for range by {
+		t.right = append(t.right, false)
 	}
+	t.right = append(t.right, true)
 	for _, g := range gs {
-		n := strconv.FormatUint(counts[g], 10)
-		if by != (Key{}) {
-			t.row(g.Probe(), g.By, n)
-		} else {
-			t.row(g.Probe(), n)
-		}
+		t.row(groupRow(g, by, strconv.FormatUint(counts[g], 10))...)
 	}
 	return t.write(w)
 }
 
+// keysOf returns the keys of by that are not the zero Key.
+func keysOf(by []Key) []Key {
+	return slices.DeleteFunc(slices.Clone(by), func(k Key) bool { return k == (Key{}) })
+}
+
+// keyHeads returns the header of a table: first, the keys in capitals,
+// then the rest.
+func keyHeads(first string, by []Key, rest ...string) []string {
+	head := []string{first}
+	for _, k := range by {
+		head = append(head, strings.ToUpper(k.String()))
+	}
+	return append(head, rest...)
+}
+
+// groupRow returns the cells of a group: its probe, its keys' values,
+// then the rest.
+func groupRow(g Group, by []Key, rest ...string) []string {
+	r := []string{g.Probe()}
+	if len(by) > 0 {
+		r = append(r, g.Values()...)
+	}
+	return append(r, rest...)
+}
+
 // WriteHistograms writes hists, histograms of the values of key of, in
 // the order of their groups and separated by a blank line, each under the
-// title "PROVIDER:NAME KEY", with ", BYKEY VALUE" when by is not the zero
-// Key.
-func WriteHistograms(w io.Writer, hists map[Group]*Histogram, of, by Key) error {
+// title "PROVIDER:NAME KEY", with ", BYKEY VALUE" for each by key that is
+// not the zero Key.
+func WriteHistograms(w io.Writer, hists map[Group]*Histogram, of Key, by ...Key) error {
+	by = keysOf(by)
 	for i, g := range SortedGroups(hists) {
 		if i > 0 {
 			io.WriteString(w, "\n")
 		}
 		title := g.Probe() + " " + of.String()
-		if by != (Key{}) {
-			title += ", " + by.String() + " " + g.By
+		if len(by) > 0 {
+			for j, v := range g.Values() {
+				title += ", " + by[j].String() + " " + v
+			}
 		}
 		io.WriteString(w, title+"\n")
 		if _, err := hists[g].WriteTo(w); err != nil {
@@ -61,6 +85,38 @@ func WriteHistograms(w io.Writer, hists map[Group]*Histogram, of, by Key) error 
 		}
 	}
 	return nil
+}
+
+// WriteStats writes stats of the values of key of as an aligned table,
+// in the order of their groups, under a header: PROBE, the value of each
+// by key as WriteCounts has them, then COUNT, SUM, MIN, MAX and MEAN
+// (the mean as Stats.Mean gives it), headed "STATS OF KEY". Stats
+// without values show "-" for SUM to MEAN. It writes nothing for no
+// stats.
+func WriteStats(w io.Writer, stats map[Group]*Stats, of Key, by ...Key) error {
+	gs := SortedGroups(stats)
+	if len(gs) == 0 {
+		return nil
+	}
+	by = keysOf(by)
+	fmt.Fprintf(w, "stats of %s\n", of)
+	t := columns{}
+	t.row(keyHeads("PROBE", by, "COUNT", "SUM", "MIN", "MAX", "MEAN")...)
+	for range len(by) + 1 {
+		t.right = append(t.right, false)
+	}
+	t.right = append(t.right, true, true, true, true, true)
+	for _, g := range gs {
+		s := stats[g]
+		cells := []string{strconv.FormatUint(s.Count, 10), "-", "-", "-", "-"}
+		if s.Count > 0 {
+			for i, v := range []int64{s.Sum, s.Min, s.Max, s.Mean()} {
+				cells[i+1] = strconv.FormatInt(v, 10)
+			}
+		}
+		t.row(groupRow(g, by, cells...)...)
+	}
+	return t.write(w)
 }
 
 // WriteText writes the latencies under the title "START -> END by KEY:

@@ -150,13 +150,22 @@ func (p *Plan) Attach() (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.attachTo(prog); err != nil {
+		return nil, err
+	}
+	return newTracer(prog, p), nil
+}
+
+// attachTo attaches prog to every site of the plan; on error it closes
+// prog, which detaches what was attached.
+func (p *Plan) attachTo(prog *bpf.Program) error {
 	for _, a := range p.Attachments {
 		if err := prog.Attach(a.Target.Path, a.Sites); err != nil {
 			prog.Close()
-			return nil, exitedError(o.PID, attachError(err, hasSemaphores(a.Sites)))
+			return exitedError(p.opts.PID, attachError(err, hasSemaphores(a.Sites)))
 		}
 	}
-	return newTracer(prog, p), nil
+	return nil
 }
 
 // Open resolves specs and attaches to their sites: Resolve, then

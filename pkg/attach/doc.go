@@ -53,6 +53,20 @@
 // Lost is final. A Tracer with Options.PID stops by itself when the
 // process exits. Close releases everything and ends a Read in progress.
 //
+// # Aggregating in the kernel
+//
+// Plan.Aggregate attaches instead the program that counts hits, draws
+// log2 histograms of a value or keeps its stats in the kernel, per probe
+// and key (an Aggregation: pid, tid, comm, arguments and --types fields,
+// strings included), and sends no event. CheckAggregation, which
+// Aggregate calls first, reports as a *KeyError a key or value a probe
+// does not have, before anything is attached. Aggregator.Collect ends an
+// interval and returns its aggregate.Records; Run collects every
+// interval and once more after stopping, so that the last records hold
+// every hit. No hit is lost between intervals or counted twice; hits of
+// new keys that find the map full are counted per probe, as a Record's
+// Lost.
+//
 // The uprobes are made and removed by a keeper process (see bpf.Options):
 // a traced process is never left patched, even when the tracer is killed
 // with SIGKILL.

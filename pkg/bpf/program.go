@@ -61,6 +61,11 @@ type Options struct {
 	// costs less per event; Attach refuses sites that read strings
 	// (SpecOptions.Strings) with an error matching ErrNoStrings.
 	NoStrings bool
+	// Aggregate, when not nil, loads the program that aggregates hits in
+	// the kernel (agg.bpf.c) instead of the one that streams events:
+	// Collect reads what it counted, Read has nothing to read, and
+	// RingSize and NoStrings do not apply.
+	Aggregate *Aggregation
 	// InProcess attaches and detaches from this process. By default a
 	// keeper process does it (see Attach), so that no SIGKILL of this
 	// process can leave a traced process patched; InProcess saves
@@ -86,8 +91,9 @@ type Program struct {
 	// tens of milliseconds, does not stall it while events still arrive.
 	specs atomic.Pointer[[]Spec]
 
-	ring *ring
+	ring *ring // nil when aggregating
 	raw  usdtEvent
+	agg  *aggState // nil when streaming
 }
 
 // Load loads the BPF program into the kernel. It needs root, or
@@ -165,16 +171,22 @@ func loadProgram(o *Options) (*Program, error) {
 		}
 	}
 
-	spec, err := collectionSpec(o)
+	spec, names, err := collectionSpec(o)
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{multi: multi, noStrings: o.NoStrings, pid: o.PID, boot: bootTime()}
+	var layout *keyLayout
+	if o.Aggregate != nil {
+		if layout, err = aggSpec(spec, o); err != nil {
+			return nil, err
+		}
+	}
+	p := &Program{multi: multi, noStrings: o.NoStrings && o.Aggregate == nil, pid: o.PID, boot: bootTime()}
 	// Only one of the programs is loaded: a uprobe_multi program cannot
 	// be attached to a perf event, and older kernels reject it.
-	name := usdtProgUsdtSingle
+	name := names[0]
 	if multi {
-		name = usdtProgUsdtMulti
+		name = names[1]
 	}
 	for n := range spec.Programs {
 		if n != name {
@@ -186,10 +198,17 @@ func loadProgram(o *Options) (*Program, error) {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	defer coll.Close()
-	if err := coll.Assign(&p.maps); err != nil {
-		return nil, err
-	}
 	p.prog = coll.DetachProgram(name)
+	p.maps.Sites = coll.DetachMap(usdtMapSites)
+	p.maps.Counters = coll.DetachMap(usdtMapCounters)
+	if o.Aggregate != nil {
+		if p.agg, err = newAggState(coll, spec, o, layout); err != nil {
+			p.Close()
+			return nil, err
+		}
+		return p, nil
+	}
+	p.maps.Events = coll.DetachMap(usdtMapEvents)
 	if p.ring, err = newRing(p.maps.Events.FD(), o.RingSize, o.FlushInterval); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("ring buffer: %w", err)
@@ -198,34 +217,45 @@ func loadProgram(o *Options) (*Program, error) {
 }
 
 // collectionSpec returns the program o asks for, with the sizes and
-// constants of o set.
-func collectionSpec(o *Options) (*ebpf.CollectionSpec, error) {
+// constants of o set, and the names of its programs for perf-event
+// uprobes and for uprobe_multi links. The two programs' maps of sites
+// and counters have the same names.
+func collectionSpec(o *Options) (*ebpf.CollectionSpec, [2]string, error) {
+	if o.Aggregate != nil {
+		spec, err := loadAgg()
+		if err != nil {
+			return nil, [2]string{}, err
+		}
+		spec.Maps[aggMapSites].MaxEntries = uint32(o.MaxSites)
+		return spec, [2]string{aggProgAggSingle, aggProgAggMulti}, nil
+	}
+	names := [2]string{usdtProgUsdtSingle, usdtProgUsdtMulti}
 	load := loadUsdt
 	if o.NoStrings {
 		load = loadUsdtnum
 	}
 	spec, err := load()
 	if err != nil {
-		return nil, err
+		return nil, names, err
 	}
 	spec.Maps[usdtMapSites].MaxEntries = uint32(o.MaxSites)
 	spec.Maps[usdtMapEvents].MaxEntries = uint32(o.RingSize)
 	if v, ok := spec.Variables[usdtVarStrMax]; ok {
 		if err := v.Set(uint32(o.StringSize)); err != nil {
-			return nil, fmt.Errorf("set %s: %w", usdtVarStrMax, err)
+			return nil, names, fmt.Errorf("set %s: %w", usdtVarStrMax, err)
 		}
 	}
 	if err := spec.Variables[usdtVarWakeupBytes].Set(uint64(o.RingSize / 4)); err != nil {
-		return nil, fmt.Errorf("set %s: %w", usdtVarWakeupBytes, err)
+		return nil, names, fmt.Errorf("set %s: %w", usdtVarWakeupBytes, err)
 	}
-	return spec, nil
+	return spec, names, nil
 }
 
-// maps are the maps of both programs that user space uses.
+// maps are the maps of the programs that user space uses.
 type maps struct {
-	Sites    *ebpf.Map `ebpf:"sites"`
-	Events   *ebpf.Map `ebpf:"events"`
-	Counters *ebpf.Map `ebpf:"counters"`
+	Sites    *ebpf.Map
+	Events   *ebpf.Map // streaming only
+	Counters *ebpf.Map
 }
 
 func (m *maps) Close() error {
@@ -280,6 +310,9 @@ func bootTime() int64 {
 // called concurrently with itself; Close may be called concurrently to
 // stop it.
 func (p *Program) Read(ev *Event) error {
+	if p.ring == nil {
+		return errors.New("read: the program aggregates in the kernel")
+	}
 	return p.ring.read(func(b []byte) error {
 		return decodeEvent(b, &p.raw, p.spec, p.boot, ev)
 	})
@@ -298,6 +331,7 @@ const (
 	lostRing = iota
 	lostBusy
 	lostSpec
+	lostAgg
 )
 
 // Lost returns the number of events dropped so far because the ring
@@ -309,16 +343,21 @@ func (p *Program) Lost() (uint64, error) {
 
 // Skipped returns the number of probe hits that made no event for
 // another reason than a full ring: the hit found every scratch event of
-// its CPU in use (hits nested more than four deep on one CPU), or it
-// came from a site the program has no spec for. It is 0 in all but
-// pathological cases.
+// its CPU in use (hits nested more than four deep on one CPU), it
+// came from a site the program has no spec for, or, aggregating, it
+// found the map full and no entry to count it as lost in. It is 0 in
+// all but pathological cases.
 func (p *Program) Skipped() (uint64, error) {
 	busy, err := p.count(lostBusy)
 	if err != nil {
 		return 0, err
 	}
 	spec, err := p.count(lostSpec)
-	return busy + spec, err
+	if err != nil {
+		return 0, err
+	}
+	agg, err := p.count(lostAgg)
+	return busy + spec + agg, err
 }
 
 // count returns the sum over the CPUs of one counter.
@@ -339,7 +378,7 @@ func (p *Program) count(c uint32) (uint64, error) {
 func (p *Program) Pending() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.prog == nil {
+	if p.prog == nil || p.ring == nil {
 		return 0
 	}
 	return p.ring.pending()
@@ -379,6 +418,10 @@ func (p *Program) Close() error {
 	if p.prog != nil {
 		errs = append(errs, p.prog.Close())
 		p.prog = nil
+	}
+	if p.agg != nil {
+		errs = append(errs, p.agg.close())
+		p.agg = nil
 	}
 	errs = append(errs, p.maps.Close())
 	return errors.Join(errs...)

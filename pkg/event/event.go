@@ -17,6 +17,9 @@ const (
 	KindLost
 	// KindSite is a probe site written by sdtlist; decode it with ParseSite.
 	KindSite
+	// KindAggregate is a count, histogram or stats of sdtattach's
+	// in-kernel aggregations; decode it with aggregate.ParseRecord.
+	KindAggregate
 )
 
 // An Event is one probe hit, or with KindLost a count of dropped events.

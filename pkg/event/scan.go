@@ -321,7 +321,7 @@ func (s *scanner) record(e *Event) (Kind, error) {
 	if fields == nil && s.spare != nil && s.spare.of == e {
 		fields = s.spare.fields
 	}
-	var haveProvider, haveName, haveFields, lost, site bool
+	var haveProvider, haveName, haveFields, lost, site, agg bool
 	if s.spare != nil {
 		defer func() {
 			if haveFields {
@@ -389,6 +389,9 @@ func (s *scanner) record(e *Event) (Kind, error) {
 		case "file", "pc", "argv":
 			site = true
 			err = s.skip()
+		case "count", "buckets", "by":
+			agg = true
+			err = s.skip()
 		default:
 			err = s.skip()
 		}
@@ -407,6 +410,8 @@ func (s *scanner) record(e *Event) (Kind, error) {
 		return KindSite, nil
 	case lost:
 		return KindLost, nil
+	case agg && haveProvider && haveName:
+		return KindAggregate, nil
 	case haveProvider && haveName:
 		return KindEvent, nil
 	}

@@ -1,0 +1,314 @@
+package aggregate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/sdtkit/sdtkit/internal/jsonenc"
+	"github.com/sdtkit/sdtkit/pkg/event"
+)
+
+// A Record is one line of sdtattach's in-kernel aggregations: what one
+// interval counted for one probe and key. See "Records" in the package
+// documentation for its JSON.
+type Record struct {
+	TS             int64 // the end of the interval, in Unix nanoseconds
+	Provider, Name string
+	// Hist, for a histogram, and Stats, for stats, name the value they
+	// are of; both are the zero Key for a count.
+	Hist, Stats Key
+	// By are the keys grouped by and their values, in the order of
+	// sdtattach --by.
+	By    []KeyValue
+	Count uint64 // hits, or the values of Buckets or Stats
+	// Unread counts the hits whose value could not be read, which Count
+	// leaves out.
+	Unread  uint64
+	Buckets []Bucket // Hist: those that hold values, in order
+	// Sum, Min, Max and Mean are those of Stats, when Count > 0.
+	Sum, Min, Max, Mean int64
+	// Lost, in a record that has no other count, says that Lost hits of
+	// the probe were not counted: the map of keys was full.
+	Lost uint64
+}
+
+// A KeyValue is a key grouped by and its value: an integer, a string,
+// or null when it could not be read.
+type KeyValue struct {
+	Key   Key
+	Value event.Value
+}
+
+// keySep separates the values of several keys in Group.By.
+const keySep = "\x00"
+
+// Group returns the group of the record: its probe, and its key's
+// values as Key.Format writes them.
+func (r *Record) Group() Group {
+	g := Group{Provider: r.Provider, Name: r.Name}
+	vals := make([]string, len(r.By))
+	for i, kv := range r.By {
+		vals[i] = kv.Key.Format(kv.Value)
+	}
+	g.By = strings.Join(vals, keySep)
+	return g
+}
+
+// Keys returns the keys of By.
+func (r *Record) Keys() []Key {
+	keys := make([]Key, len(r.By))
+	for i, kv := range r.By {
+		keys[i] = kv.Key
+	}
+	return keys
+}
+
+// Histogram returns the histogram of Buckets; false for a bucket whose
+// bounds are not those of a bucket.
+func (r *Record) Histogram() (*Histogram, bool) {
+	h := new(Histogram)
+	for _, b := range r.Buckets {
+		i, ok := b.Index()
+		if !ok {
+			return nil, false
+		}
+		h.AddCount(i, b.Count)
+	}
+	return h, true
+}
+
+// StatsOf returns the stats of the record.
+func (r *Record) StatsOf() Stats {
+	return Stats{Count: r.Count, Sum: r.Sum, Min: r.Min, Max: r.Max}
+}
+
+// AppendJSON appends the record's JSON, with no newline.
+func (r *Record) AppendJSON(b []byte) []byte {
+	b = append(b, `{"ts":`...)
+	b = strconv.AppendInt(b, r.TS, 10)
+	b = append(b, `,"provider":`...)
+	b = jsonenc.AppendString(b, r.Provider)
+	b = append(b, `,"name":`...)
+	b = jsonenc.AppendString(b, r.Name)
+	if r.Hist != (Key{}) {
+		b = append(b, `,"hist":`...)
+		b = jsonenc.AppendString(b, r.Hist.String())
+	}
+	if r.Stats != (Key{}) {
+		b = append(b, `,"stats":`...)
+		b = jsonenc.AppendString(b, r.Stats.String())
+	}
+	if len(r.By) > 0 {
+		b = append(b, `,"by":{`...)
+		for i, kv := range r.By {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonenc.AppendString(b, kv.Key.String())
+			b = append(b, ':')
+			b = appendValue(b, kv.Value)
+		}
+		b = append(b, '}')
+	}
+	if r.Lost > 0 && r.Count == 0 && r.Unread == 0 {
+		b = append(b, `,"lost":`...)
+		return append(strconv.AppendUint(b, r.Lost, 10), '}')
+	}
+	b = append(b, `,"count":`...)
+	b = strconv.AppendUint(b, r.Count, 10)
+	if r.Unread > 0 {
+		b = append(b, `,"unread":`...)
+		b = strconv.AppendUint(b, r.Unread, 10)
+	}
+	switch {
+	case r.Hist != (Key{}):
+		b = append(b, `,"buckets":[`...)
+		for i, bk := range r.Buckets {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"lo":`...)
+			b = append(b, bk.Lo...)
+			b = append(b, `,"hi":`...)
+			b = append(b, bk.Hi...)
+			b = append(b, `,"count":`...)
+			b = strconv.AppendUint(b, bk.Count, 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	case r.Stats != (Key{}) && r.Count > 0:
+		for _, f := range []struct {
+			name string
+			v    int64
+		}{{"sum", r.Sum}, {"min", r.Min}, {"max", r.Max}, {"mean", r.Mean}} {
+			b = append(b, `,"`...)
+			b = append(b, f.name...)
+			b = append(b, `":`...)
+			b = strconv.AppendInt(b, f.v, 10)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendValue appends a key's value: a number, a string, or null.
+func appendValue(b []byte, v event.Value) []byte {
+	switch v.Kind {
+	case event.Uint:
+		return strconv.AppendUint(b, v.Uint, 10)
+	case event.Int:
+		return strconv.AppendInt(b, v.Int, 10)
+	case event.String:
+		return jsonenc.AppendString(b, v.Str)
+	case event.Number, event.JSON:
+		return append(b, v.Str...)
+	}
+	return append(b, "null"...)
+}
+
+// A RecordWriter writes records as NDJSON, one per line, and counts the
+// hits they hold and those they report lost.
+type RecordWriter struct {
+	w    io.Writer
+	buf  []byte
+	Hits uint64 // Count and Unread of the records written
+	Lost uint64
+}
+
+// NewRecordWriter returns a RecordWriter that writes to w.
+func NewRecordWriter(w io.Writer) *RecordWriter { return &RecordWriter{w: w} }
+
+// Write writes recs, a line each.
+func (rw *RecordWriter) Write(recs []Record) error {
+	for i := range recs {
+		r := &recs[i]
+		rw.Hits, rw.Lost = rw.Hits+r.Count+r.Unread, rw.Lost+r.Lost
+		rw.buf = append(r.AppendJSON(rw.buf[:0]), '\n')
+		if _, err := rw.w.Write(rw.buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MarshalJSON returns AppendJSON's JSON.
+func (r *Record) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// recordJSON is the JSON of a Record, as it is decoded.
+type recordJSON struct {
+	TS       *int64          `json:"ts"`
+	Provider *string         `json:"provider"`
+	Name     *string         `json:"name"`
+	Hist     string          `json:"hist"`
+	Stats    string          `json:"stats"`
+	By       json.RawMessage `json:"by"`
+	Count    *uint64         `json:"count"`
+	Unread   uint64          `json:"unread"`
+	Buckets  []Bucket        `json:"buckets"`
+	Sum      int64           `json:"sum"`
+	Min      int64           `json:"min"`
+	Max      int64           `json:"max"`
+	Mean     int64           `json:"mean"`
+	Lost     *uint64         `json:"lost"`
+}
+
+// ErrNotRecord is the error of ParseRecord for JSON that is no Record.
+var ErrNotRecord = errors.New("not an aggregate record")
+
+// UnmarshalJSON decodes a record as AppendJSON writes it.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var j recordJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	if j.Provider == nil || j.Name == nil || j.TS == nil || (j.Count == nil) == (j.Lost == nil) {
+		return fmt.Errorf("%w: want ts, provider, name, and count or lost", ErrNotRecord)
+	}
+	*r = Record{TS: *j.TS, Provider: *j.Provider, Name: *j.Name, Unread: j.Unread, Buckets: j.Buckets,
+		Sum: j.Sum, Min: j.Min, Max: j.Max, Mean: j.Mean}
+	if j.Count != nil {
+		r.Count = *j.Count
+	} else {
+		r.Lost = *j.Lost
+	}
+	var err error
+	if j.Hist != "" {
+		if r.Hist, err = ParseKey(j.Hist); err != nil {
+			return fmt.Errorf("hist %q: %w", j.Hist, err)
+		}
+	}
+	if j.Stats != "" {
+		if r.Stats, err = ParseKey(j.Stats); err != nil {
+			return fmt.Errorf("stats %q: %w", j.Stats, err)
+		}
+	}
+	for _, bk := range r.Buckets {
+		if _, ok := bk.Index(); !ok {
+			return fmt.Errorf("bucket [%s, %s): not a log2 bucket", bk.Lo, bk.Hi)
+		}
+	}
+	if len(j.By) > 0 && string(j.By) != "null" {
+		r.By, err = parseBy(j.By)
+	}
+	return err
+}
+
+// parseBy decodes the object "by", keeping the order of its keys.
+func parseBy(b []byte) ([]KeyValue, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New(`"by": want an object`)
+	}
+	var kvs []KeyValue
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf(`"by": %w`, err)
+		}
+		name := t.(string)
+		k, err := ParseKey(name)
+		if err != nil {
+			return nil, fmt.Errorf(`"by": %q: %w`, name, err)
+		}
+		if t, err = dec.Token(); err != nil {
+			return nil, fmt.Errorf(`"by": %w`, err)
+		}
+		var v event.Value
+		switch t := t.(type) {
+		case nil:
+		case string:
+			v = event.Value{Kind: event.String, Str: t}
+		case json.Number:
+			v = numberValue(string(t))
+		default:
+			return nil, fmt.Errorf(`"by": %q: want a number, a string or null`, name)
+		}
+		kvs = append(kvs, KeyValue{k, v})
+	}
+	return kvs, nil
+}
+
+// numberValue returns a JSON number as package event reads it.
+func numberValue(s string) event.Value {
+	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return event.Value{Kind: event.Uint, Uint: u}
+	}
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return event.Value{Kind: event.Int, Int: i}
+	}
+	return event.Value{Kind: event.Number, Str: s}
+}
+
+// ParseRecord decodes one line of sdtattach's aggregations.
+func ParseRecord(line []byte) (*Record, error) {
+	var r Record
+	if err := r.UnmarshalJSON(line); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}

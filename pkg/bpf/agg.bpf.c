@@ -1,0 +1,400 @@
+//go:build ignore
+
+// SPDX-License-Identifier: (MIT OR GPL-2.0-only)
+/*
+ * In-kernel aggregation of USDT probe hits: counts, log2 histograms and
+ * stats of an argument, grouped by a key made of the pid, tid, comm and
+ * arguments (numbers or strings). One program serves every site, as
+ * usdt.bpf.c does, and reads arguments with the same code (usdt.h); it
+ * sends no events, so nothing is lost to a full ring buffer.
+ *
+ * A hit adds to the entry of its key in a per-CPU hash map: no cache
+ * line moves between CPUs, and the atomic adds keep the counts exact
+ * when a thread that hit a probe is preempted by another hitting one on
+ * the same CPU (uprobe programs run with migration, not preemption,
+ * disabled). The map is the current one of two generations: user space
+ * makes the other one current, reads the old one and empties it, once
+ * per interval (see current).
+ *
+ * How the key is laid out and what is aggregated are constants the
+ * loader sets, which the verifier knows: the code of the parts that are
+ * not used is never run, so --count without a key costs a lookup and an
+ * add.
+ */
+
+#include "usdt.h"
+
+#define MAX_KEYS 8 /* parts of a key */
+/*
+ * The largest key, header included: the stack holds it and the
+ * registers, within the 512 bytes a BPF program has. Package bpf knows
+ * it as maxKeySize.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define KEY_SIZE 192
+#else
+#define KEY_SIZE 128
+#endif
+#define KEY_WORDS (KEY_SIZE / 8)
+#define BUCKET_LOST 255 /* the entry of a probe's hits that found the map full */
+#define BUCKET_UNREAD 254 /* hits whose value could not be read */
+#define EEXIST 17
+#define BPF_NOEXIST 1
+
+#define __array(name, val) typeof(val) *name[]
+
+enum {
+	BPF_MAP_TYPE_PERCPU_HASH = 5,
+	BPF_MAP_TYPE_ARRAY_OF_MAPS = 12,
+	BPF_F_NO_PREALLOC = 1,
+};
+
+enum agg_mode {
+	AGG_COUNT = 1, /* hits */
+	AGG_HIST = 2, /* hits by log2 bucket of the value */
+	AGG_STATS = 3, /* count, sum, min and max of the value */
+};
+
+enum part_kind {
+	PART_PID = 1, /* 8 bytes */
+	PART_TID = 2, /* 8 bytes */
+	PART_COMM = 3, /* 16 bytes */
+	PART_ARG = 4, /* 8 bytes, or part_size bytes of a string */
+};
+
+/*
+ * A key: its probe, the bucket of a histogram, and the parts at the
+ * offsets the loader set. Bytes past a part's value are zero, so that
+ * equal values make equal keys.
+ */
+struct aggkey {
+	__u32 probe; /* probe id of the site's spec */
+	__u8 bucket; /* AGG_HIST: bucket of the value; BUCKET_LOST, BUCKET_UNREAD */
+	__u8 failed; /* bit i: part i could not be read */
+	__u8 signs; /* bit i: part i is a signed number */
+	__u8 pad;
+	__u8 data[KEY_SIZE - 8];
+};
+
+/*
+ * The value of a key on one CPU. AGG_COUNT and AGG_HIST use count alone
+ * (the map's values are 8 bytes). min and max are kept so that zero, a
+ * CPU's value before its first hit, is neither: with v's sign bit
+ * flipped, the order of signed values is that of unsigned ones, and min
+ * holds the complement of that. Both are then raised only, by atomic_max.
+ */
+struct aggval {
+	__u64 count;
+	__u64 sum;
+	__u64 min; /* ~(v ^ 1<<63) of the least v */
+	__u64 max; /* v ^ 1<<63 of the greatest v */
+};
+
+/* How to read one argument of a probe: the value, or a part of the key. */
+struct aggarg {
+	__u8 arg; /* argument, from 0 */
+	__u8 size; /* bytes kept, 0: as read */
+	__u8 sign; /* with size: sign-extend */
+	__u8 pad;
+};
+
+/* What a probe's hits aggregate, by probe id. */
+struct aggprobe {
+	struct aggarg value; /* AGG_HIST, AGG_STATS */
+	struct aggarg parts[MAX_KEYS]; /* for the PART_ARG parts */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by the loader */
+	__type(key, __u32);
+	__type(value, struct aggprobe);
+} probes SEC(".maps");
+
+/* A generation: sizes set by the loader. */
+struct gen {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, 8);
+	__uint(value_size, 8);
+};
+
+/*
+ * current holds the generation hits add to. User space replaces it
+ * with the other one, and the kernel's update of a map of maps returns
+ * only after an RCU grace period (maybe_wait_bpf_programs in
+ * kernel/bpf/syscall.c). A uprobe program runs inside an RCU read-side
+ * section (rcu_read_lock around a non-sleepable program, both for
+ * uprobe_multi links and for perf-event uprobes), from its lookup of
+ * current to its last add, even when it is preempted. So once the
+ * update returns, every hit that found the old generation has added to
+ * it, and every later hit adds to the new one: reading the old one then
+ * sees each hit of the interval once, and no hit is lost or counted
+ * twice across the flip.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct gen);
+} current SEC(".maps");
+
+/* Set by the loader before the object is loaded. */
+volatile const __u8 mode = AGG_COUNT;
+volatile const __u8 nparts = 0;
+volatile const __u8 key_words = 1; /* 8-byte words of a key: the map's key_size / 8 */
+volatile const __u8 read_args = 0; /* the value or a part is an argument */
+volatile const __u8 part_kind[MAX_KEYS] = {};
+volatile const __u16 part_off[MAX_KEYS] = {}; /* in data, a multiple of 8 */
+volatile const __u16 part_size[MAX_KEYS] = {};
+
+/* bucket returns the log2 bucket of v as package aggregate numbers it. */
+static __always_inline __u8 bucket(__u64 v, int sign)
+{
+	__u8 n = 0;
+
+	if (sign && (__s64)v < 0)
+		return 0;
+	if (v == 0)
+		return 1;
+	if (v >> 32) {
+		v >>= 32;
+		n += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		n += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		n += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		n += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		n += 2;
+	}
+	if (v >> 1)
+		n += 1;
+	return n + 2; /* the bit length, plus one */
+}
+
+/*
+ * atomic_max raises *p to v. Another hit on the same CPU can change *p
+ * between the load and the exchange only by raising it too, so a failed
+ * exchange is retried against the newer value; the bound is for the
+ * verifier.
+ */
+static __always_inline void atomic_max(__u64 *p, __u64 v)
+{
+	__u64 old = *p;
+
+	for (int i = 0; i < 16 && v > old; i++) {
+		__u64 prev = __sync_val_compare_and_swap(p, old, v);
+
+		if (prev == old)
+			break;
+		old = prev;
+	}
+}
+
+static __always_inline void zero_key(struct aggkey *k)
+{
+#pragma unroll
+	for (int i = 0; i < KEY_WORDS; i++)
+		if (i < key_words)
+			((__u64 *)k)[i] = 0;
+}
+
+/*
+ * lost counts a hit that found the map full in its probe's BUCKET_LOST
+ * entry, which user space puts in every generation before it is
+ * current.
+ */
+static __always_inline void lost(void *m, struct aggkey *k)
+{
+	__u32 probe = k->probe;
+	struct aggval *a;
+
+	zero_key(k);
+	k->probe = probe;
+	k->bucket = BUCKET_LOST;
+	a = bpf_map_lookup_elem(m, k);
+	if (a)
+		__sync_fetch_and_add(&a->count, 1);
+	else
+		count(LOST_AGG);
+}
+
+/* add adds a hit with value v to the entry of k. */
+static __always_inline void add(void *m, struct aggkey *k, __u64 v)
+{
+	__u64 ord = v ^ (1ULL << 63);
+	struct aggval *a;
+
+	a = bpf_map_lookup_elem(m, k);
+	if (!a) {
+		struct aggval nv = {1, v, ~ord, ord};
+		long err = bpf_map_update_elem(m, k, &nv, BPF_NOEXIST);
+
+		if (err == 0)
+			return;
+		/* Another hit made the entry since the lookup. */
+		if (err == -EEXIST)
+			a = bpf_map_lookup_elem(m, k);
+		if (!a) {
+			lost(m, k);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&a->count, 1);
+	if (mode == AGG_STATS) {
+		__sync_fetch_and_add(&a->sum, v);
+		atomic_max(&a->min, ~ord);
+		atomic_max(&a->max, ord);
+	}
+}
+
+/*
+ * read_num reads the argument x says as a number into *v, kept and
+ * extended as x says, and reports whether it could and whether the
+ * number is signed.
+ */
+static __always_inline int read_num(const struct regs *r, struct spec *s, const struct aggarg *x, __u64 bias, __u64 *v, int *sign)
+{
+	__u32 j = x->arg;
+	struct arg *a;
+
+	if (j >= MAX_ARGS || j >= s->nargs)
+		return 0;
+	a = &s->args[j];
+	if (!read_arg(r, a, bias, v))
+		return 0;
+	*sign = a->flags & ARG_SIGNED;
+	if (x->size) {
+		*sign = x->sign;
+		*v = extend(*v, x->size, x->sign);
+	}
+	return 1;
+}
+
+/*
+ * read_str reads the string argument a, at addr, into dst: at most
+ * size-1 bytes and a NUL, or for a counted string (len_arg) as many
+ * bytes as its length argument says, cut there. It reports whether it
+ * could.
+ */
+static __always_inline int read_str(const struct regs *r, struct spec *s, struct arg *a, __u64 bias, __u64 addr, void *dst, __u32 size)
+{
+	__u32 j;
+	__u64 n;
+
+	if (!a->len_arg)
+		return bpf_probe_read_user_str(dst, size, (void *)addr) > 0;
+	j = a->len_arg - 1;
+	if (j >= MAX_ARGS || j >= s->nargs || !read_arg(r, &s->args[j], bias, &n) || (__s64)n < 0)
+		return 0;
+	if (n > size - 1)
+		n = size - 1;
+	return bpf_probe_read_user(dst, n & 0xff, (void *)addr) == 0;
+}
+
+static __always_inline int handle(void *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx), zero = 0;
+	__u64 v = 0, bias = 0, pid_tgid;
+	struct aggprobe *p;
+	struct aggkey k;
+	struct regs regs;
+	struct spec *s;
+	int sign = 0;
+	void *m;
+
+	s = bpf_map_lookup_elem(&sites, &id);
+	if (!s) {
+		count(LOST_SPEC);
+		return 0;
+	}
+	p = bpf_map_lookup_elem(&probes, &s->probe_id);
+	m = bpf_map_lookup_elem(&current, &zero);
+	if (!p || !m) {
+		count(LOST_AGG);
+		return 0;
+	}
+	zero_key(&k);
+	k.probe = s->probe_id;
+	if (read_args) {
+		load_regs(ctx, &regs);
+		bias = regs.r[IP_OFF / 8] - s->pc; /* see usdt.bpf.c */
+	}
+	if (mode != AGG_COUNT && !read_num(&regs, s, &p->value, bias, &v, &sign))
+		k.bucket = BUCKET_UNREAD;
+	else if (mode == AGG_HIST)
+		k.bucket = bucket(v, sign);
+
+#pragma unroll
+	for (int i = 0; i < MAX_KEYS; i++) {
+		__u64 x;
+		int xsign = 0;
+
+		if (i >= nparts)
+			break;
+		switch (part_kind[i]) {
+		case PART_PID:
+			pid_tgid = bpf_get_current_pid_tgid();
+			*(__u64 *)&k.data[part_off[i]] = pid_tgid >> 32;
+			break;
+		case PART_TID:
+			pid_tgid = bpf_get_current_pid_tgid();
+			*(__u64 *)&k.data[part_off[i]] = (__u32)pid_tgid;
+			break;
+		case PART_COMM:
+			bpf_get_current_comm(&k.data[part_off[i]], 16);
+			break;
+		case PART_ARG: {
+			__u32 j = p->parts[i].arg;
+
+			if (j >= MAX_ARGS || j >= s->nargs) {
+				k.failed |= 1 << i;
+				break;
+			}
+			if (s->args[j].flags & ARG_STRING) {
+				if (!read_arg(&regs, &s->args[j], bias, &x) ||
+				    !read_str(&regs, s, &s->args[j], bias, x, &k.data[part_off[i]], part_size[i]))
+					k.failed |= 1 << i;
+				break;
+			}
+			if (!read_num(&regs, s, &p->parts[i], bias, &x, &xsign)) {
+				k.failed |= 1 << i;
+				break;
+			}
+			*(__u64 *)&k.data[part_off[i]] = x;
+			if (xsign)
+				k.signs |= 1 << i;
+			break;
+		}
+		}
+	}
+	add(m, &k, v);
+	return 0;
+}
+
+/* For uprobe_multi links, one link for all sites of a binary. */
+SEC("uprobe.multi")
+int agg_multi(void *ctx)
+{
+	return handle(ctx);
+}
+
+/* For one perf-event uprobe per site, where uprobe_multi is missing. */
+SEC("uprobe")
+int agg_single(void *ctx)
+{
+	return handle(ctx);
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";

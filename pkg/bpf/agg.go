@@ -1,0 +1,448 @@
+package bpf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/cilium/ebpf"
+)
+
+// An AggMode says what an aggregating program keeps per key.
+type AggMode uint8
+
+// Modes of agg.bpf.c's enum agg_mode.
+const (
+	AggCount AggMode = iota + 1 // hits
+	AggHist                     // hits by log2 bucket of a value
+	AggStats                    // count, sum, least and greatest of a value
+)
+
+// A PartKind says what one part of an aggregation key holds.
+type PartKind uint8
+
+// Kinds of agg.bpf.c's enum part_kind.
+const (
+	PartPID  PartKind = iota + 1 // the process ID
+	PartTID                      // the thread ID
+	PartComm                     // the thread's name
+	PartArg                      // an argument of the probe, a number or a string
+)
+
+// MaxKeyParts is the most parts an aggregation key has.
+const MaxKeyParts = 8
+
+// DefaultMaxKeys is the default of Aggregation.MaxKeys.
+const DefaultMaxKeys = 10240
+
+// MaxKeys is the largest Aggregation.MaxKeys.
+const MaxKeys = 1 << 24
+
+// maxKeySize is agg.bpf.c's KEY_SIZE: the largest key, the 8 bytes of
+// its header included. The stack of the program holds a key and the
+// registers, and arm64 has more registers.
+var maxKeySize = map[string]int{"amd64": 192, "arm64": 128}[runtime.GOARCH]
+
+// Sizes of key parts: numbers, and the command name as the kernel keeps it.
+const (
+	numberSize = 8
+	commSize   = 16
+	keyHeader  = 8
+)
+
+// Buckets of agg.bpf.c for the entries that are not a value's bucket.
+const (
+	bucketLost   = 255
+	bucketUnread = 254
+)
+
+// An Aggregation makes a Program aggregate probe hits in the kernel
+// (see Options.Aggregate): it keeps, in a map, a count, the counts of a
+// histogram's buckets or the stats of a value for each probe and key,
+// which Collect reads.
+type Aggregation struct {
+	Mode AggMode
+	// Parts are the parts of the key, at most MaxKeyParts. An entry's
+	// key is these and its probe.
+	Parts []PartKind
+	// Probes say, by probe id, which arguments the value and the
+	// PartArg parts are. Every probe id of the sites attached must have
+	// one.
+	Probes []AggProbe
+	// MaxKeys is the most entries an interval keeps (DefaultMaxKeys if
+	// 0; a histogram takes one per bucket that holds values): the
+	// hits of a new key that find the map full are counted as lost
+	// (AggEntry.Lost). At most MaxKeys.
+	MaxKeys int
+}
+
+// An AggProbe says which arguments of a probe an Aggregation reads.
+type AggProbe struct {
+	// Value is the argument of AggHist and AggStats.
+	Value AggArg
+	// Parts are, by part of Aggregation.Parts, the argument of each
+	// PartArg part; other parts are ignored.
+	Parts []AggArg
+}
+
+// An AggArg is an argument an aggregation reads.
+type AggArg struct {
+	Index int // from 0
+	// Size is the number of bytes of the value kept, sign-extended when
+	// Signed; 0 keeps it as read, signed as the site's note says.
+	Size   int
+	Signed bool
+	// String says that a part is the string the argument points to, cut
+	// at Options.StringSize bytes; its sites must read it as one
+	// (SpecOptions.Strings).
+	String bool
+}
+
+// An AggEntry is what an interval counted for one probe and key.
+type AggEntry struct {
+	Probe uint32
+	// Lost says that Count hits of the probe were not counted because
+	// the map was full; the entry has no Parts.
+	Lost bool
+	// Unread says that the value of Count hits could not be read.
+	Unread bool
+	// Bucket is the log2 bucket of AggHist, numbered as package
+	// aggregate numbers them.
+	Bucket int
+	// Parts are the parts of the key: pid and tid as Uint, comm as
+	// String, arguments as Int, Uint or String; NotRead for a part that
+	// could not be read.
+	Parts []Value
+	Count uint64
+	// Sum, Min and Max are the stats of AggStats.
+	Sum, Min, Max int64
+}
+
+// ErrKeyTooLong is the error of Load for an aggregation whose key does
+// not fit the program's.
+var ErrKeyTooLong = errors.New("key too long")
+
+// keyLayout is where each part of a key lies.
+type keyLayout struct {
+	parts   []PartKind
+	off     []int // in the key, past the header
+	size    []int
+	str     []bool // some probe's part is a string
+	keySize int    // of the whole key
+}
+
+func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
+	if len(a.Parts) > MaxKeyParts {
+		return nil, fmt.Errorf("%d key parts, more than %d", len(a.Parts), MaxKeyParts)
+	}
+	l := &keyLayout{parts: a.Parts, keySize: keyHeader}
+	for i, k := range a.Parts {
+		size := numberSize
+		str := false
+		switch k {
+		case PartPID, PartTID:
+		case PartComm:
+			size = commSize
+		case PartArg:
+			for _, p := range a.Probes {
+				if i < len(p.Parts) && p.Parts[i].String {
+					str = true
+				}
+			}
+			if str {
+				size = (strSize + 1 + 7) &^ 7
+			}
+		default:
+			return nil, fmt.Errorf("key part %d: bad kind %d", i, k)
+		}
+		l.off = append(l.off, l.keySize-keyHeader)
+		l.size = append(l.size, size)
+		l.str = append(l.str, str)
+		l.keySize += size
+	}
+	if l.keySize > maxKeySize {
+		return nil, fmt.Errorf("%w: %d bytes, more than %d (8 for the header and each number, %d for comm, the string size plus one, rounded up to 8, for a string)",
+			ErrKeyTooLong, l.keySize, maxKeySize, commSize)
+	}
+	return l, nil
+}
+
+// aggState is what a Program that aggregates keeps.
+type aggState struct {
+	mode    AggMode
+	layout  *keyLayout
+	probes  []AggProbe
+	current *ebpf.Map    // holds the generation hits add to
+	gens    [2]*ebpf.Map // the two generations
+	cur     int          // the index in gens of the current one
+	ncpu    int
+}
+
+// aggVal is agg.bpf.c's struct aggval.
+type aggVal struct {
+	Count, Sum, Min, Max uint64
+}
+
+// aggSpec sets the sizes and constants of an aggregating program.
+func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
+	a := o.Aggregate
+	if a.Mode < AggCount || a.Mode > AggStats {
+		return nil, fmt.Errorf("bad aggregation mode %d", a.Mode)
+	}
+	if a.MaxKeys < 0 || a.MaxKeys > MaxKeys {
+		return nil, fmt.Errorf("key count %d not in [1, %d]", a.MaxKeys, MaxKeys)
+	}
+	if len(a.Probes) == 0 {
+		return nil, errors.New("aggregation of no probe")
+	}
+	l, err := newKeyLayout(a, o.StringSize)
+	if err != nil {
+		return nil, err
+	}
+	inner := spec.Maps[aggMapCurrent].InnerMap
+	inner.KeySize = uint32(l.keySize)
+	inner.ValueSize = uint32(aggValueSize(a.Mode))
+	// Room for the lost entries too.
+	inner.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys) + len(a.Probes))
+	spec.Maps[aggMapProbes].MaxEntries = uint32(len(a.Probes))
+	var kinds [MaxKeyParts]uint8
+	var offs, sizes [MaxKeyParts]uint16
+	readArgs := a.Mode != AggCount
+	for i, k := range l.parts {
+		kinds[i], offs[i], sizes[i] = uint8(k), uint16(l.off[i]), uint16(l.size[i])
+		readArgs = readArgs || k == PartArg
+	}
+	for name, v := range map[string]any{
+		aggVarMode:     uint8(a.Mode),
+		aggVarNparts:   uint8(len(l.parts)),
+		aggVarKeyWords: uint8(l.keySize / 8),
+		aggVarReadArgs: boolByte(readArgs),
+		aggVarPartKind: kinds,
+		aggVarPartOff:  offs,
+		aggVarPartSize: sizes,
+	} {
+		if err := spec.Variables[name].Set(v); err != nil {
+			return nil, fmt.Errorf("set %s: %w", name, err)
+		}
+	}
+	return l, nil
+}
+
+func aggValueSize(m AggMode) int {
+	if m == AggStats {
+		return int(unsafe.Sizeof(aggVal{}))
+	}
+	return 8
+}
+
+func boolByte(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// newAggState makes the two generations of a loaded program, the first
+// one current, and stores the probes' arguments.
+func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l *keyLayout) (*aggState, error) {
+	a := o.Aggregate
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, err
+	}
+	s := &aggState{mode: a.Mode, layout: l, probes: a.Probes, ncpu: ncpu}
+	probes := coll.Maps[aggMapProbes]
+	for id, p := range a.Probes {
+		var raw aggAggprobe
+		raw.Value.Arg, raw.Value.Size, raw.Value.Sign = aggArg(p.Value)
+		for i, x := range p.Parts {
+			if i < MaxKeyParts {
+				raw.Parts[i].Arg, raw.Parts[i].Size, raw.Parts[i].Sign = aggArg(x)
+			}
+		}
+		if err := probes.Put(uint32(id), &raw); err != nil {
+			return nil, fmt.Errorf("store probe %d: %w", id, err)
+		}
+	}
+	s.current = coll.DetachMap(aggMapCurrent)
+	for i := range s.gens {
+		m, err := ebpf.NewMap(spec.Maps[aggMapCurrent].InnerMap)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("aggregation map: %w", err)
+		}
+		s.gens[i] = m
+		if err := s.resetLost(m); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	if err := s.current.Put(uint32(0), s.gens[0]); err != nil {
+		s.close()
+		return nil, fmt.Errorf("aggregation map: %w", err)
+	}
+	return s, nil
+}
+
+func aggArg(x AggArg) (arg, size, sign uint8) {
+	if x.Index < 0 || x.Index >= MaxArgs {
+		return 0xff, 0, 0 // read by no site: the value or part is not read
+	}
+	return uint8(x.Index), uint8(x.Size), boolByte(x.Signed)
+}
+
+// lostKey returns the key of the lost entry of a probe.
+func (s *aggState) lostKey(probe uint32) []byte {
+	k := make([]byte, s.layout.keySize)
+	binary.NativeEndian.PutUint32(k, probe)
+	k[4] = bucketLost
+	return k
+}
+
+// resetLost puts the lost entry of every probe, at zero, in m, so that
+// a hit that finds m full finds it.
+func (s *aggState) resetLost(m *ebpf.Map) error {
+	var zero any = make([]uint64, s.ncpu)
+	if s.mode == AggStats {
+		zero = make([]aggVal, s.ncpu)
+	}
+	for id := range s.probes {
+		if err := m.Put(s.lostKey(uint32(id)), zero); err != nil {
+			return fmt.Errorf("aggregation map: lost entry: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *aggState) close() error {
+	var errs []error
+	for _, m := range append([]*ebpf.Map{s.current}, s.gens[:]...) {
+		if m != nil {
+			errs = append(errs, m.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Collect ends an interval of an aggregating program: it makes the other
+// generation current, waits until no hit adds to the one that was (see
+// agg.bpf.c), calls fn with each of its entries that counted something,
+// in no particular order, and empties it for its next turn. Every hit
+// is in exactly one interval. The AggEntry is reused between calls.
+func (p *Program) Collect(fn func(*AggEntry)) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.agg
+	if s == nil {
+		return errors.New("collect: the program does not aggregate")
+	}
+	if p.prog == nil {
+		return fmt.Errorf("collect: %w", ErrClosed)
+	}
+	old := s.gens[s.cur]
+	// The update returns once every program that could have looked up
+	// the old generation has returned.
+	if err := s.current.Put(uint32(0), s.gens[1-s.cur]); err != nil {
+		return fmt.Errorf("collect: switch generations: %w", err)
+	}
+	s.cur = 1 - s.cur
+	var keys [][]byte
+	var e AggEntry
+	key := make([]byte, s.layout.keySize)
+	vals := s.newValues()
+	it := old.Iterate()
+	for it.Next(unsafe.Pointer(&key[0]), vals) {
+		keys = append(keys, bytes.Clone(key))
+		if s.decode(key, vals, &e) {
+			fn(&e)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("collect: %w", err)
+	}
+	for _, k := range keys {
+		if k[4] == bucketLost {
+			continue
+		}
+		if err := old.Delete(k); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return fmt.Errorf("collect: empty the map: %w", err)
+		}
+	}
+	return s.resetLost(old)
+}
+
+// newValues returns room for the per-CPU values of an entry, which
+// Map.Lookup takes as a pointer to a slice with one value per CPU.
+func (s *aggState) newValues() any {
+	if s.mode == AggStats {
+		return &[]aggVal{}
+	}
+	return &[]uint64{}
+}
+
+// decode decodes an entry, its per-CPU values summed; false when it
+// counted nothing.
+func (s *aggState) decode(key []byte, vals any, e *AggEntry) bool {
+	*e = AggEntry{Parts: e.Parts[:0], Probe: binary.NativeEndian.Uint32(key)}
+	var lo, hi uint64
+	switch vs := vals.(type) {
+	case *[]uint64:
+		for _, v := range *vs {
+			e.Count += v
+		}
+	case *[]aggVal:
+		for _, v := range *vs {
+			e.Count += v.Count
+			e.Sum += int64(v.Sum)
+			lo, hi = max(lo, v.Min), max(hi, v.Max)
+		}
+	}
+	if e.Count == 0 {
+		return false
+	}
+	// See struct aggval.
+	e.Min, e.Max = int64(^lo^1<<63), int64(hi^1<<63)
+	switch b := key[4]; b {
+	case bucketLost:
+		e.Lost = true
+		return true
+	case bucketUnread:
+		e.Unread = true
+	default:
+		e.Bucket = int(b)
+	}
+	failed, signs := key[5], key[6]
+	data := key[keyHeader:]
+	for i, k := range s.layout.parts {
+		b := data[s.layout.off[i] : s.layout.off[i]+s.layout.size[i]]
+		var v Value
+		switch {
+		case failed&(1<<i) != 0:
+			v = Value{Kind: NotRead, Size: 8}
+		case k == PartComm, k == PartArg && s.isString(e.Probe, i):
+			if j := bytes.IndexByte(b, 0); j >= 0 {
+				b = b[:j]
+			}
+			v = Value{Kind: String, Str: string(b)}
+		default:
+			v = Value{Kind: Uint, Bits: binary.NativeEndian.Uint64(b), Size: 8}
+			if signs&(1<<i) != 0 {
+				v.Kind = Int
+			}
+		}
+		e.Parts = append(e.Parts, v)
+	}
+	return true
+}
+
+// isString reports whether part i of probe's keys is a string.
+func (s *aggState) isString(probe uint32, i int) bool {
+	if int(probe) >= len(s.probes) {
+		return false
+	}
+	p := s.probes[probe].Parts
+	return i < len(p) && p[i].String
+}
