@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
-	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -98,7 +96,10 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 		for _, k := range a.By {
 			var x bpf.AggArg
 			var t probespec.Type
-			if k.Kind == aggregate.KeyArg || k.Kind == aggregate.KeyField {
+			switch k.Kind {
+			case aggregate.KeyComm:
+				t.Kind = probespec.String
+			case aggregate.KeyArg, aggregate.KeyField:
 				j, typ, err := argOf(k, s)
 				if err != nil {
 					return nil, &KeyError{Key: k.String(), Probe: s.Probe, Err: err}
@@ -282,7 +283,7 @@ func (a *Aggregator) Collect(now time.Time) ([]aggregate.Record, error) {
 			return
 		}
 		for i, v := range e.Parts {
-			r.By = append(r.By, aggregate.KeyValue{Key: a.agg.By[i], Value: keyValue(v, a.probes[e.Probe].types[i])})
+			r.By = append(r.By, aggregate.KeyValue{Key: a.agg.By[i], Value: (&Arg{Type: a.probes[e.Probe].types[i]}).Value(v)})
 		}
 		g := group{e.Probe, r.Group().By}
 		if old := recs[g]; old != nil {
@@ -370,22 +371,4 @@ func (a *Aggregator) Run(ctx context.Context, d time.Duration, emit func([]aggre
 		cerr = emit(recs)
 	}
 	return cmp.Or(err, cerr)
-}
-
-// keyValue returns a part of a key as events show the argument: as its
-// --types type says, or as read.
-func keyValue(v bpf.Value, t probespec.Type) event.Value {
-	switch v.Kind {
-	case bpf.NotRead:
-		return event.Value{}
-	case bpf.String:
-		return event.Value{Kind: event.String, Str: v.Str}
-	}
-	switch {
-	case t.Kind == probespec.Hex:
-		return event.Value{Kind: event.String, Str: "0x" + strconv.FormatUint(v.Bits, 16)}
-	case v.Kind == bpf.Int && int64(v.Bits) < 0:
-		return event.Value{Kind: event.Int, Int: int64(v.Bits)}
-	}
-	return event.Value{Kind: event.Uint, Uint: v.Bits}
 }
