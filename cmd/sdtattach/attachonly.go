@@ -7,7 +7,7 @@ import (
 	"os"
 	"slices"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/process"

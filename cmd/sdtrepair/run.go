@@ -6,7 +6,7 @@ import (
 	"io"
 	"log"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/repair"

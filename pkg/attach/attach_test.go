@@ -10,13 +10,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sdtkit/sdtkit/internal/testdemo"
+
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
-const demo = "../stapsdt/testdata/demo"
+// demo is a private copy of the demo fixture: its probes are attached by
+// path, which the tests of other packages must not see.
+var demo string
+
+func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
 
 func TestResolveTypes(t *testing.T) {
 	src, err := os.ReadFile("../stapsdt/testdata/demo.d")

@@ -11,8 +11,9 @@ import (
 )
 
 // demo fires demo:tick(i), and demo:tick(-i) while traced, for i from
-// 1 to its first argument.
-const demo = "../stapsdt/testdata/demo"
+// 1 to its first argument. TestExamples runs the examples with a private
+// copy of it.
+var demo = "../stapsdt/testdata/demo"
 
 // This traces a probe of a program, named by its path, in every process
 // that runs it; then it runs the program. It prints

@@ -5,6 +5,8 @@ import (
 	"os"
 	"runtime"
 	"testing"
+
+	"github.com/sdtkit/sdtkit/internal/testdemo"
 )
 
 // The examples need root and BPF, so they carry no Output comment, which
@@ -16,6 +18,12 @@ func TestExamples(t *testing.T) {
 	}
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo fixture is x86-64), not %s", runtime.GOARCH)
+	}
+	old := demo
+	defer func() { demo = old }()
+	var err error
+	if demo, err = testdemo.Copy(t.TempDir()); err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range []struct {
 		name string

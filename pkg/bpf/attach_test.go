@@ -13,12 +13,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/testdemo"
+
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"golang.org/x/sys/unix"
 )
 
-const demo = "../stapsdt/testdata/demo"
+// demo is a private copy of the demo fixture: its probes are attached by
+// path, which the tests of other packages must not see.
+var demo string
+
+func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
 
 func requireRoot(t *testing.T) {
 	t.Helper()

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // ErrNotRecord is returned for a JSON object that is neither an event, a
@@ -107,7 +107,7 @@ func (s *scanner) str(intern bool) (string, error) {
 		}
 		return v, nil
 	}
-	if !intern {
+	if !intern || s.intern == nil {
 		return string(raw), nil
 	}
 	if v, ok := s.intern[string(raw)]; ok {
@@ -301,16 +301,23 @@ func parse(line []byte, e *Event, intern map[string]string, sp *spare) (Kind, er
 	s := scanner{b: line, intern: intern, spare: sp}
 	k, err := s.record(e)
 	if errors.Is(err, errSyntax) {
-		var v any
-		if jerr := json.Unmarshal(line, &v); jerr != nil {
-			return 0, jerr
-		}
-		if b := bytes.TrimSpace(line); len(b) == 0 || b[0] != '{' {
-			return 0, errors.New("not a JSON object")
-		}
-		return 0, fmt.Errorf("offset %d: %w", s.i, errSyntax)
+		return 0, syntaxError(line, s.i)
 	}
 	return k, err
+}
+
+// syntaxError explains why line, which the scanner could not read at
+// offset i, is not a record: the JSON package's reason, or that it is
+// not an object.
+func syntaxError(line []byte, i int) error {
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		return err
+	}
+	if b := bytes.TrimSpace(line); len(b) == 0 || b[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	return fmt.Errorf("offset %d: %w", i, errSyntax)
 }
 
 func (s *scanner) record(e *Event) (Kind, error) {

@@ -3,7 +3,7 @@ package event
 import (
 	"strconv"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // A Semaphore is one semaphore of a probe in a process, as sdtsema prints

@@ -1,9 +1,8 @@
 package event
 
 import (
+	"errors"
 	"strconv"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/sdtkit/sdtkit/internal/jsonenc"
 )
@@ -64,11 +63,30 @@ type SiteArg struct {
 
 // ParseSite decodes a line Read reported as KindSite.
 func ParseSite(line []byte) (*Site, error) {
-	s := new(Site)
-	if err := json.Unmarshal(line, s); err != nil {
+	st := new(Site)
+	if err := decodeSite(line, st); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return st, nil
+}
+
+// decodeSite decodes the object of a site in b into st.
+func decodeSite(b []byte, st *Site) error {
+	return scanAll(b, func(s *scanner) error { return s.site(st) })
+}
+
+// scanAll reads b, which must hold one value and nothing after it, with
+// read.
+func scanAll(b []byte, read func(*scanner) error) error {
+	s := scanner{b: b}
+	err := read(&s)
+	if err == nil && s.peek() != 0 {
+		err = errSyntax
+	}
+	if errors.Is(err, errSyntax) {
+		return syntaxError(b, s.i)
+	}
+	return err
 }
 
 // MarshalJSON returns the object AppendSite writes, without the newline.
@@ -78,39 +96,12 @@ func (s Site) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes the object of a site, as ParseSite does.
-func (s *Site) UnmarshalJSON(b []byte) error {
-	type plain Site
-	// The note's addresses are written only when they differ from the
-	// adjusted ones.
-	w := struct {
-		*plain
-		NotePC        *uint64 `json:"note_pc"`
-		NoteSemaphore *uint64 `json:"note_semaphore"`
-	}{plain: (*plain)(s)}
-	*s = Site{}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	s.NotePC, s.NoteSemaphore = s.PC, s.Semaphore
-	if w.NotePC != nil {
-		s.NotePC = *w.NotePC
-	}
-	if w.NoteSemaphore != nil {
-		s.NoteSemaphore = *w.NoteSemaphore
-	}
-	return nil
-}
+func (s *Site) UnmarshalJSON(b []byte) error { return decodeSite(b, s) }
 
 // UnmarshalJSON decodes an element of "argv", whose reg_offset is absent
 // when it is -1.
 func (a *SiteArg) UnmarshalJSON(b []byte) error {
-	type plain SiteArg
-	p := plain{RegOffset: -1}
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*a = SiteArg(p)
-	return nil
+	return scanAll(b, func(s *scanner) error { return s.siteArg(a) })
 }
 
 // AppendSite appends the line of s to b: its JSON object, with the fields

@@ -10,12 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/testdemo"
+
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
-const demo = "../stapsdt/testdata/demo"
+// demo is a private copy of the demo fixture: its probes are attached by
+// path, which the tests of other packages must not see.
+var demo string
+
+func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
 
 func TestSamePath(t *testing.T) {
 	for _, tt := range []struct {

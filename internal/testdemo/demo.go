@@ -1,0 +1,63 @@
+// Package testdemo gives tests a private copy of the demo fixture
+// (pkg/stapsdt/testdata/demo, built by its build.sh).
+//
+// Tests that attach to a file by its path patch every process that runs
+// it, and raise the semaphores of all of them: go test runs the tests of
+// several packages at once, and those of one package would see the
+// uprobes of another's. A copy is a file of its own, which no other
+// test attaches to.
+package testdemo
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Source is the path of the fixture in the source tree.
+func Source() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "pkg", "stapsdt", "testdata", "demo")
+}
+
+// Copy copies the fixture, with its mode, into a new directory under dir
+// (os.TempDir() when dir is "") and returns the copy's path.
+func Copy(dir string) (string, error) {
+	in, err := os.Open(Source())
+	if err != nil {
+		return "", fmt.Errorf("demo fixture: %w", err)
+	}
+	defer in.Close()
+	d, err := os.MkdirTemp(dir, "sdtkit-demo-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(d, "demo")
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return "", err
+	}
+	return path, out.Close()
+}
+
+// Main runs the tests of m with *path set to a private copy of the
+// fixture, removes the copy and exits with the tests' status: a
+// package's TestMain.
+func Main(m *testing.M, path *string) {
+	p, err := Copy("")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*path = p
+	code := m.Run()
+	os.RemoveAll(filepath.Dir(p))
+	os.Exit(code)
+}
