@@ -166,3 +166,51 @@ type goccySiteRaw struct {
 	*goccySite
 	Argv json.RawMessage `json:"argv"`
 }
+
+// benchParseSite measures decode reading the line of a site.
+func benchParseSite(b *testing.B, decode func([]byte, *Site) error) {
+	line := AppendSite(nil, benchSite())
+	var s Site
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := decode(line, &s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sites/s")
+}
+
+// BenchmarkParseSite decodes a site's line as ParseSite does.
+func BenchmarkParseSite(b *testing.B) { benchParseSite(b, decodeSite) }
+
+// BenchmarkParseSiteGoccy decodes it through github.com/goccy/go-json
+// (struct tags; argv's reg_offset and the note's addresses, written only
+// when they differ from the default, as pointers).
+func BenchmarkParseSiteGoccy(b *testing.B) {
+	// Types without the methods of Site and SiteArg, which would
+	// decode with the scanner.
+	type plainSite Site
+	type plainArg SiteArg
+	type arg struct {
+		plainArg
+		RegOffset *int `json:"reg_offset"`
+	}
+	type site struct {
+		plainSite
+		NotePC        *uint64 `json:"note_pc"`
+		NoteSemaphore *uint64 `json:"note_semaphore"`
+		Argv          []arg   `json:"argv"`
+	}
+	benchParseSite(b, func(line []byte, s *Site) error {
+		var g site
+		if err := json.Unmarshal(line, &g); err != nil {
+			return err
+		}
+		*s = Site(g.plainSite)
+		s.Argv = make([]SiteArg, len(g.Argv))
+		for i, a := range g.Argv {
+			s.Argv[i] = SiteArg(a.plainArg)
+		}
+		return nil
+	})
+}
