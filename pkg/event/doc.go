@@ -109,10 +109,11 @@
 // A Reader splits its input into lines and tells which record each one
 // holds. Events are decoded by a scanner written for their shape: the
 // per-event path allocates only for string values, so that a formatter
-// keeps up with a million events a second. Sites and semaphores are
-// decoded with encoding/json (ParseSite, ParseSemaphore): a faster JSON
-// package would cost every tool that links this one more at start-up
-// than it saves on these records (about 0.3 ms a run of sdtlist). A
+// keeps up with a million events a second. Sites are decoded by the
+// same scanner (ParseSite), semaphores with encoding/json
+// (ParseSemaphore): a faster JSON package would cost every tool that
+// links this one more at start-up than it saves on these records (about
+// 0.3 ms a run of sdtlist). A
 // line that is not a record, or is longer than MaxLineSize, yields a
 // *LineError; the next call goes on with the next line.
 //
