@@ -101,7 +101,7 @@ func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.W
 		}
 		return bw.Flush()
 	})
-	logger.Printf("%d hits counted, %d lost (the map of keys was full)", rw.Hits, rw.Lost)
+	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost)
 	if n := ag.Skipped(); n > 0 {
 		logger.Printf("%d probe hits were not counted (of an unknown site, or with no room to count them as lost)", n)
 	}
