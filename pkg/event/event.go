@@ -140,10 +140,11 @@ func parseHex(s string) (uint64, bool) {
 }
 
 // AppendText appends the value as people read it: integers in decimal,
-// other numbers as written (Float as in JSON, Hex as 0x1f), strings bare unless they are empty or hold
-// blanks, quotes, backslashes, control bytes, invalid UTF-8 or other
-// unprintable characters (then Go-quoted), objects and arrays as written
-// unless they hold unprintable characters (then Go-quoted), "?" for null.
+// other numbers as written (Float as in JSON, Hex as 0x1f), strings bare
+// unless they are empty or hold blanks, quotes, backslashes, control
+// bytes, invalid UTF-8 or other unprintable characters (then Go-quoted),
+// objects and arrays as written unless they hold unprintable characters
+// (then Go-quoted), "?" for null.
 func (v Value) AppendText(b []byte) []byte {
 	switch v.Kind {
 	case Uint:
