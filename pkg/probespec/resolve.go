@@ -2,8 +2,10 @@ package probespec
 
 import (
 	"bufio"
+	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,13 +16,28 @@ import (
 // ErrNotFound is matched by Resolve's error for a file it cannot find.
 var ErrNotFound = errors.New("not found")
 
+// A ScriptError is a command found in $PATH that is a script: the
+// program that runs it is its interpreter, not the script, so the script
+// is not the ELF file to trace.
+type ScriptError struct {
+	Path        string // the script
+	Interpreter string // its #! line, without the #!
+}
+
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("%s is a script run by %s, not an ELF file to trace; name the program it runs", e.Path, e.Interpreter)
+}
+
 // Resolve returns the file a specification's PATH names. A name with '/'
 // is used as it is. A bare name is looked up as a command in $PATH and as
 // a library where the dynamic loader looks ($LD_LIBRARY_PATH, the
 // directories of /etc/ld.so.conf, the system library directories); a name
 // with ".so" is looked up as a library first. A library may be named
 // without its version ("libc.so" finds libc.so.6) or without ".so" at all
-// ("libc").
+// ("libc"). A library candidate that is not an ELF file, such as the
+// linker script a -dev package installs as libc.so, is skipped for the
+// versioned file the dynamic loader maps. Glob characters in name are
+// literal. A command that is a script is a *ScriptError.
 func Resolve(name string) (string, error) {
 	return hostResolver().resolve(name)
 }
@@ -59,32 +76,71 @@ func (r *resolver) resolve(name string) (string, error) {
 		}
 		return name, nil
 	}
-	lookups := []func(string) string{r.command, r.library}
+	lookups := []func(string) (string, error){r.command, r.library}
 	if strings.Contains(name, ".so") {
 		slices.Reverse(lookups)
 	}
 	for _, look := range lookups {
-		if p := look(name); p != "" {
-			return p, nil
+		if p, err := look(name); p != "" || err != nil {
+			return p, err
 		}
 	}
 	return "", fmt.Errorf("%s: no such command in $PATH and no such library where the dynamic loader looks: %w", name, ErrNotFound)
 }
 
-func (r *resolver) command(name string) string {
+// command finds name as a shell would: the first executable file of
+// that name in $PATH. A script there is an error, as a shell would run
+// it with its interpreter.
+func (r *resolver) command(name string) (string, error) {
 	for _, dir := range r.path {
 		if dir == "" {
 			dir = "."
 		}
 		p := filepath.Join(dir, name)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
+			if interp := interpreter(p); interp != "" {
+				return "", fmt.Errorf("%s: %w", name, &ScriptError{Path: p, Interpreter: interp})
+			}
+			return p, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
-func (r *resolver) library(name string) string {
+// interpreter returns the #! line of a script, without the #!, or ""
+// when the file does not start with #!.
+func interpreter(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b := make([]byte, 256)
+	n, _ := io.ReadFull(f, b)
+	line, ok := strings.CutPrefix(string(b[:n]), "#!")
+	if !ok {
+		return ""
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	if line = strings.TrimSpace(line); line == "" {
+		return "an interpreter"
+	}
+	return line
+}
+
+// isELF reports whether the file at p starts with the ELF magic number.
+func isELF(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == elf.ELFMAG
+}
+
+func (r *resolver) library(name string) (string, error) {
 	candidates := []string{name}
 	if !strings.Contains(name, ".so") {
 		candidates = append(candidates, name+".so")
@@ -92,29 +148,35 @@ func (r *resolver) library(name string) string {
 	for _, dir := range r.libPath {
 		for _, c := range candidates {
 			p := filepath.Join(dir, c)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				return p
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && isELF(p) {
+				return p, nil
 			}
 			// libc.so may be missing (no -dev package) or be a
 			// linker script; the versioned file is what is mapped.
 			if strings.HasSuffix(c, ".so") {
 				if p := versioned(dir, c); p != "" {
-					return p
+					return p, nil
 				}
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
-// versioned finds base.N... in dir, preferring the shortest name: the
-// soname (libc.so.6) rather than a full version (libfoo.so.1.2.3), which
-// is what the soname links to anyway.
+// versioned finds the ELF file base.N... in dir, preferring the shortest
+// name: the soname (libc.so.6) rather than a full version
+// (libfoo.so.1.2.3), which is what the soname links to anyway. base is
+// literal, glob characters and all.
 func versioned(dir, base string) string {
-	matches, _ := filepath.Glob(filepath.Join(dir, base) + ".[0-9]*")
+	ents, _ := os.ReadDir(dir)
 	var best string
-	for _, m := range matches {
-		if st, err := os.Stat(m); err != nil || !st.Mode().IsRegular() {
+	for _, e := range ents {
+		v, ok := strings.CutPrefix(e.Name(), base+".")
+		if !ok || v == "" || v[0] < '0' || v[0] > '9' {
+			continue
+		}
+		m := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(m); err != nil || !st.Mode().IsRegular() || !isELF(m) {
 			continue
 		}
 		if best == "" || len(m) < len(best) {

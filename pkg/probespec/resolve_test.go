@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,9 +25,22 @@ func TestResolve(t *testing.T) {
 	}
 	write(filepath.Join(bin, "tool"), 0o755)
 	write(filepath.Join(bin, "notexec"), 0o644)
-	write(filepath.Join(lib, "libfoo.so.1"), 0o644)
-	write(filepath.Join(lib, "libfoo.so.1.2.3"), 0o644)
-	write(filepath.Join(dir, "extra", "libbar.so"), 0o644)
+	elfFile, err := os.ReadFile("../stapsdt/testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeELF := func(p string) {
+		if err := os.WriteFile(p, elfFile, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeELF(filepath.Join(lib, "libfoo.so.1"))
+	writeELF(filepath.Join(lib, "libfoo.so.1.2.3"))
+	writeELF(filepath.Join(dir, "extra", "libbar.so"))
+	// A -dev package's linker script, and a library with glob
+	// characters in its name.
+	os.WriteFile(filepath.Join(lib, "libfoo.so"), []byte("/* GNU ld script */\nGROUP ( libfoo.so.1 )\n"), 0o644)
+	writeELF(filepath.Join(lib, "libpy[3].so.1"))
 	write(conf, 0o644)
 	os.WriteFile(conf, []byte("# comment\ninclude conf.d/*.conf\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "conf.d", "x.conf"), []byte(filepath.Join(dir, "extra")+"\n"), 0o644)
@@ -40,6 +54,7 @@ func TestResolve(t *testing.T) {
 		{"libfoo", filepath.Join(lib, "libfoo.so.1")},
 		{"libfoo.so.1.2.3", filepath.Join(lib, "libfoo.so.1.2.3")},
 		{"libbar.so", filepath.Join(dir, "extra", "libbar.so")},
+		{"libpy[3].so", filepath.Join(lib, "libpy[3].so.1")},
 		{filepath.Join(bin, "notexec"), filepath.Join(bin, "notexec")},
 	} {
 		got, err := r.resolve(tt.name)
@@ -47,11 +62,35 @@ func TestResolve(t *testing.T) {
 			t.Errorf("resolve(%q) = %q, %v, want %q", tt.name, got, err, tt.want)
 		}
 	}
-	for _, name := range []string{"notexec", "nosuch", "", filepath.Join(dir, "nosuch")} {
+	// Glob characters are literal: none of these is a file.
+	for _, name := range []string{"notexec", "nosuch", "", filepath.Join(dir, "nosuch"), "*foo*", "libfo?", "libpy*", "lib[f]oo", filepath.Join(lib, "libfoo.so.*")} {
 		if got, err := r.resolve(name); err == nil {
 			t.Errorf("resolve(%q) = %q, want an error", name, got)
-		} else if name != filepath.Join(dir, "nosuch") && !errors.Is(err, ErrNotFound) {
+		} else if !strings.ContainsRune(name, '/') && !errors.Is(err, ErrNotFound) {
 			t.Errorf("resolve(%q) error = %v, want ErrNotFound", name, err)
+		}
+	}
+}
+
+func TestResolveScript(t *testing.T) {
+	bin := t.TempDir()
+	for _, tt := range []struct{ name, text, interp string }{
+		{"py", "#!/usr/bin/env python3.11\nprint(1)\n", "/usr/bin/env python3.11"},
+		{"sh", "#! /bin/sh -e\n", "/bin/sh -e"},
+		{"bare", "#!\n", "an interpreter"},
+	} {
+		if err := os.WriteFile(filepath.Join(bin, tt.name), []byte(tt.text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := &resolver{path: []string{bin}}
+		got, err := r.resolve(tt.name)
+		var se *ScriptError
+		if !errors.As(err, &se) || se.Interpreter != tt.interp || se.Path != filepath.Join(bin, tt.name) {
+			t.Errorf("resolve(%q) = %q, %v, want a ScriptError with interpreter %q", tt.name, got, err, tt.interp)
+			continue
+		}
+		if want := "not an ELF file to trace"; !strings.Contains(err.Error(), want) {
+			t.Errorf("resolve(%q) = %v, want an error containing %q", tt.name, err, want)
 		}
 	}
 }
