@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/pkg/probespec"
@@ -200,6 +201,7 @@ func selectProbes(specs []probespec.Spec, find func(probespec.Spec) ([]*Target, 
 			return nil, fmt.Errorf("%v: %w", s, err)
 		}
 		matched := false
+		var providers []string // of the probes an AnyProvider spec matched
 		for _, t := range ts {
 			if chosen[t] == nil {
 				chosen[t] = make([]bool, len(t.File.Sites))
@@ -210,6 +212,9 @@ func selectProbes(specs []probespec.Spec, find func(probespec.Spec) ([]*Target, 
 					continue
 				}
 				matched = true
+				if s.AnyProvider && !slices.Contains(providers, site.Provider) {
+					providers = append(providers, site.Provider)
+				}
 				k := key{t, site.Provider, site.Name}
 				if chosen[t][i] {
 					// Types given for a probe win over none.
@@ -233,6 +238,10 @@ func selectProbes(specs []probespec.Spec, find func(probespec.Spec) ([]*Target, 
 		}
 		if !matched {
 			return nil, notFound(s, ts)
+		}
+		if len(providers) > 1 {
+			slices.Sort(providers)
+			return nil, fmt.Errorf("%v: %s is a probe of several providers (%s); give PROVIDER:%[2]s", s, s.Name, strings.Join(providers, ", "))
 		}
 	}
 	return out, nil

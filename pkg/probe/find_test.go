@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 const demo = "../stapsdt/testdata/demo"
@@ -117,6 +118,43 @@ func TestNearMatches(t *testing.T) {
 		got := strings.Join(nearMatches(tt.provider, tt.name, names, 5), ",")
 		if got != tt.want {
 			t.Errorf("nearMatches(%q, %q) = %q, want %q", tt.provider, tt.name, got, tt.want)
+		}
+	}
+}
+
+// A specification that leaves PROVIDER out (PATH:NAME) selects the one
+// provider with a probe NAME; several are an error that lists them.
+func TestFindAnyProvider(t *testing.T) {
+	target := &Target{Name: "prog", File: &stapsdt.File{Sites: []stapsdt.Site{
+		{Provider: "a", Name: "x"}, {Provider: "b", Name: "x"}, {Provider: "a", Name: "y"}, {Provider: "a", Name: "y"},
+	}}}
+	find := func(probespec.Spec) ([]*Target, error) { return []*Target{target}, nil }
+	for _, tt := range []struct {
+		spec  string
+		sites int
+		err   string
+	}{
+		{"/prog:y", 2, ""},
+		{"usdt:/prog:{y,z}", 2, ""},
+		{"/prog:x", 0, "usdt:/prog:x: x is a probe of several providers (a, b); give PROVIDER:x"},
+		{"/prog:*", 0, "several providers (a, b)"},
+		{"/prog:a:x", 1, ""},
+		{"/prog:z", 0, "usdt:/prog:z: no probe z in prog; near matches: a:x, b:x, a:y"},
+	} {
+		s, err := probespec.Parse(tt.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probes, err := selectProbes([]probespec.Spec{s}, find)
+		n := 0
+		for _, p := range probes {
+			n += len(p.Sites)
+		}
+		switch {
+		case tt.err == "" && (err != nil || n != tt.sites):
+			t.Errorf("selectProbes(%q) = %d sites, %v, want %d", tt.spec, n, err, tt.sites)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("selectProbes(%q) = %v, want an error containing %q", tt.spec, err, tt.err)
 		}
 	}
 }

@@ -2,44 +2,59 @@ package probe
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-// notFound describes a specification that matched no probe, with the
-// probes of the searched files that come closest.
+// A NotFoundError is a specification or pattern that matched no probe
+// of the files searched. Its message names the files and the probes in
+// them that come closest.
+type NotFoundError struct {
+	Spec   probespec.Spec
+	Files  []string // the files searched, as shown
+	Probes []string // PROVIDER:NAME of the probes in them, each once
+}
+
+func (e *NotFoundError) Error() string {
+	s := e.Spec
+	in := strings.Join(e.Files, ", ")
+	if len(e.Files) > 3 {
+		in = fmt.Sprintf("%d objects", len(e.Files))
+	}
+	if len(e.Probes) == 0 {
+		return fmt.Sprintf("%v: no USDT probes in %s", s, in)
+	}
+	want := s.Provider + ":" + s.Name
+	if s.AnyProvider {
+		want = s.Name
+	}
+	msg := fmt.Sprintf("%v: no probe %s in %s", s, want, in)
+	if near := nearMatches(s.Provider, s.Name, e.Probes, 5); len(near) > 0 {
+		return fmt.Sprintf("%s; near matches: %s", msg, strings.Join(near, ", "))
+	}
+	if len(e.Probes) <= 10 {
+		return fmt.Sprintf("%s; it has %s", msg, strings.Join(e.Probes, ", "))
+	}
+	return fmt.Sprintf("%s (sdtlist lists its %d probes)", msg, len(e.Probes))
+}
+
+// notFound is the error of a specification that matched no probe of ts.
 func notFound(s probespec.Spec, ts []*Target) error {
-	var where []string
+	e := &NotFoundError{Spec: s}
 	seen := make(map[string]bool)
-	var names []string
 	for _, t := range ts {
-		where = append(where, t.Name)
+		e.Files = append(e.Files, t.Name)
 		for _, p := range t.File.Sites {
 			n := p.Provider + ":" + p.Name
 			if !seen[n] {
 				seen[n] = true
-				names = append(names, n)
+				e.Probes = append(e.Probes, n)
 			}
 		}
 	}
-	in := strings.Join(where, ", ")
-	if len(ts) > 3 {
-		in = fmt.Sprintf("%d objects", len(ts))
-	}
-	if len(names) == 0 {
-		return fmt.Errorf("%v: no USDT probes in %s", s, in)
-	}
-	msg := fmt.Sprintf("%v: no probe %s:%s in %s", s, s.Provider, s.Name, in)
-	if near := nearMatches(s.Provider, s.Name, names, 5); len(near) > 0 {
-		return fmt.Errorf("%s; near matches: %s", msg, strings.Join(near, ", "))
-	}
-	if len(names) <= 10 {
-		return fmt.Errorf("%s; it has %s", msg, strings.Join(names, ", "))
-	}
-	return fmt.Errorf("%s (sdtlist lists its %d probes)", msg, len(names))
+	return e
 }
 
 // nearMatches returns up to n of the PROVIDER:NAME strings in names that
@@ -56,8 +71,8 @@ func nearMatches(provider, name string, names []string, n int) []string {
 	for _, s := range names {
 		p, nm, _ := strings.Cut(s, ":")
 		d := distance(want, s)
-		provOK, _ := path.Match(provider, p)
-		nameOK, _ := path.Match(name, nm)
+		provOK := probespec.MatchGlob(provider, p)
+		nameOK := probespec.MatchGlob(name, nm)
 		switch {
 		case provOK && nameOK:
 			d = 0

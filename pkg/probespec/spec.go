@@ -3,7 +3,6 @@ package probespec
 import (
 	"errors"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 )
@@ -27,6 +26,10 @@ type Spec struct {
 	Path     string // "" when the specification names no file
 	Provider string // glob
 	Name     string // glob
+	// AnyProvider marks a specification that left PROVIDER out
+	// (PATH:NAME, as bpftrace and bcc take it): Provider is "*", and
+	// the probes it selects must all be of one provider.
+	AnyProvider bool
 	// Types holds the per-argument types; nil when none were given.
 	Types []Type
 }
@@ -106,22 +109,31 @@ func Parse(s string) (Spec, error) {
 		spec.Types = types
 	}
 	parts := strings.Split(body, ":")
-	if len(parts) == 4 && parts[0] == "usdt" {
+	// bpftrace's usdt: and bcc's u: (trace, argdist) in front; each
+	// lets PROVIDER out.
+	prefixed := len(parts) > 2 && (parts[0] == "usdt" || parts[0] == "u")
+	if prefixed {
 		parts = parts[1:]
 	}
-	switch len(parts) {
-	case 2:
+	omitted := false
+	switch {
+	case len(parts) == 2 && (prefixed || strings.ContainsRune(parts[0], '/')):
+		// A first part with '/' is a file, never a provider.
+		spec.Path, spec.Name = parts[0], parts[1]
+		omitted = true
+	case len(parts) == 2:
 		spec.Provider, spec.Name = parts[0], parts[1]
-	case 3:
+	case len(parts) == 3:
 		spec.Path, spec.Provider, spec.Name = parts[0], parts[1], parts[2]
-		if spec.Path == "" {
-			return spec, syntaxError(s, "empty PATH; "+wantForm)
-		}
-		if spec.Path == "usdt" {
-			return spec, syntaxError(s, "usdt: must be followed by PATH:PROVIDER:NAME")
-		}
 	default:
 		return spec, syntaxError(s, wantForm)
+	}
+	if (prefixed || len(parts) == 3) && spec.Path == "" {
+		return spec, syntaxError(s, "empty PATH; "+wantForm)
+	}
+	if omitted {
+		spec.Provider = "*"
+		spec.AnyProvider = true
 	}
 	return spec, checkGlobs(s, spec, wantForm)
 }
@@ -133,7 +145,7 @@ func checkGlobs(s string, spec Spec, form string) error {
 		if g.glob == "" {
 			return syntaxError(s, "empty "+g.what+"; "+form)
 		}
-		if _, err := path.Match(g.glob, ""); err != nil {
+		if err := checkGlob(g.glob); err != nil {
 			return syntaxError(s, fmt.Sprintf("bad glob %q in %s", g.glob, g.what))
 		}
 	}
@@ -185,12 +197,7 @@ func syntaxError(s, msg string) error {
 
 // Match reports whether a probe matches the provider and name globs.
 func (s Spec) Match(provider, name string) bool {
-	ok, _ := path.Match(s.Provider, provider)
-	if !ok {
-		return false
-	}
-	ok, _ = path.Match(s.Name, name)
-	return ok
+	return MatchGlob(s.Provider, provider) && MatchGlob(s.Name, name)
 }
 
 // Type returns the type given for argument i, Default when none was.
@@ -204,12 +211,17 @@ func (s Spec) Type(i int) Type {
 // String returns the specification in canonical form.
 func (s Spec) String() string {
 	var b strings.Builder
+	if s.AnyProvider {
+		b.WriteString("usdt:")
+	}
 	if s.Path != "" {
 		b.WriteString(s.Path)
 		b.WriteByte(':')
 	}
-	b.WriteString(s.Provider)
-	b.WriteByte(':')
+	if !s.AnyProvider {
+		b.WriteString(s.Provider)
+		b.WriteByte(':')
+	}
 	b.WriteString(s.Name)
 	if s.Types != nil {
 		b.WriteByte('(')

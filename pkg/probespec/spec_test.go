@@ -22,6 +22,17 @@ func TestParse(t *testing.T) {
 		{"p:q()", Spec{Provider: "p", Name: "q", Types: []Type{}}, "p:q()"},
 		// The JVM's names: a pointer, then the length.
 		{"hotspot:thread__start(str1,_,s64)", Spec{Provider: "hotspot", Name: "thread__start", Types: []Type{{Kind: String, Counted: true, LenArg: 1}, {Kind: Drop}, {Kind: Int, Size: 8, Signed: true}}}, "hotspot:thread__start(str1,_,s64)"},
+		// bpftrace's PATH:NAME, provider left out; a first part
+		// with '/' is a PATH.
+		{"usdt:/bin/x:q", Spec{Path: "/bin/x", Provider: "*", Name: "q", AnyProvider: true}, "usdt:/bin/x:q"},
+		{"/bin/x:q*", Spec{Path: "/bin/x", Provider: "*", Name: "q*", AnyProvider: true}, "usdt:/bin/x:q*"},
+		{"usdt:python3:q", Spec{Path: "python3", Provider: "*", Name: "q", AnyProvider: true}, "usdt:python3:q"},
+		{"./x:q(str)", Spec{Path: "./x", Provider: "*", Name: "q", AnyProvider: true, Types: []Type{{Kind: String}}}, "usdt:./x:q(str)"},
+		// bcc's trace and argdist.
+		{"u:c:q", Spec{Path: "c", Provider: "*", Name: "q", AnyProvider: true}, "usdt:c:q"},
+		{"u:/lib/libc.so.6:p:q", Spec{Path: "/lib/libc.so.6", Provider: "p", Name: "q"}, "/lib/libc.so.6:p:q"},
+		// Brace alternatives.
+		{"python:gc__{start,done}", Spec{Provider: "python", Name: "gc__{start,done}"}, "python:gc__{start,done}"},
 		{"p:q(u32,str0,str11)", Spec{Provider: "p", Name: "q", Types: []Type{{Kind: Int, Size: 4}, {Kind: String, Counted: true}, {Kind: String, Counted: true, LenArg: 11}}}, "p:q(u32,str0,str11)"},
 	} {
 		got, err := Parse(tt.in)
@@ -37,7 +48,8 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, in := range []string{
-		"", "q", "a:b:c:d", "usdt:p:q", ":p:q", "p:", ":q", "p:q(str", "p:q(int)",
+		"", "q", "a:b:c:d", ":p:q", "usdt::q", "u::q", "u:a:b:c:d", "/bin/x::q", "/bin/x:",
+		"p:{a", "p:a}", "p:{a,[x}", "{p:q}", "p:", ":q", "p:q(str", "p:q(int)",
 		"p:[x", "usdt:a:b:c:d",
 		"p:q(str0)", "p:q(u8,str1)", "p:q(str12)", "p:q(str01)", "p:q(str-1)", "p:q(strx)", "p:q(str 1)",
 	} {
@@ -80,6 +92,12 @@ func TestMatch(t *testing.T) {
 		{"*:q*", "x", "query", true},
 		{"node:http__*", "node", "http__server__request", true},
 		{"node:http__*", "node", "gc__start", false},
+		{"python:gc__{start,done}", "python", "gc__done", true},
+		{"python:gc__{start,done}", "python", "gc__started", false},
+		{"{py,node}*:{a,b{c,d}}", "node", "bd", true},
+		{"{py,node}*:{a,b{c,d}}", "python", "b", false},
+		{"{,x}p:q", "p", "q", true},
+		{"usdt:/bin/x:q", "anything", "q", true},
 	} {
 		s, err := Parse(tt.spec)
 		if err != nil {
@@ -136,6 +154,8 @@ func TestPatternMatch(t *testing.T) {
 		{"*:*art", "demo", "start", true},
 		{"tick", "other", "tick", true},
 		{"d?mo:[st]*", "demo", "tick", true},
+		{"demo:{tick,start}", "demo", "start", true},
+		{"{start,tick}", "demo", "tick", true},
 	} {
 		p, err := ParsePattern(tt.pat)
 		if err != nil {
