@@ -32,13 +32,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			cli.Print(logger, err)
 			failed = true
 		}
-	} else {
-		for _, name := range c.files {
-			if err := listFile(name, c.patterns, out); err != nil {
-				cli.Print(logger, err)
-				failed = true
-			}
-		}
+	} else if listFiles(c, out, logger) {
+		failed = true
 	}
 	if err := out.flush(); err != nil {
 		return fmt.Errorf("write: %w", err)
@@ -83,13 +78,46 @@ type sink interface {
 	flush() error
 }
 
-// listFile writes the matching probes of one file. A file with some bad
-// notes still has its good probes listed before the error is returned.
-func listFile(name string, pats []probespec.Spec, out sink) error {
+// listFiles writes the matching probes of each file, reports the files
+// that could not be read and the patterns that matched no probe, and
+// reports whether there were any.
+func listFiles(c *config, out sink, logger *log.Logger) (failed bool) {
+	all := newMatchCheck(c.patterns...)
+	var checks []*matchCheck
+	for _, fa := range c.files {
+		pats, check := c.patterns, all
+		if fa.spec != nil {
+			pats = []probespec.Spec{*fa.spec}
+			check = newMatchCheck(pats...)
+			checks = append(checks, check)
+		}
+		name, err := resolveFile(fa.name)
+		if err == nil {
+			err = listFile(name, pats, out, check)
+		}
+		if err != nil {
+			cli.Print(logger, err)
+			failed = true
+		}
+	}
+	for _, check := range append(checks, all) {
+		for _, err := range check.errs() {
+			cli.Print(logger, err)
+			failed = true
+		}
+	}
+	return failed
+}
+
+// listFile writes the matching probes of one file, and adds them to
+// check. A file with some bad notes still has its good probes listed
+// before the error is returned.
+func listFile(name string, pats []probespec.Spec, out sink, check *matchCheck) error {
 	f, ferr := stapsdt.Open(name)
 	if f == nil {
 		return ferr
 	}
+	check.add(name, f.Sites)
 	var err error
 	if nd, ok := out.(*ndjson); ok && len(f.Sites) >= parallelMin {
 		err = nd.writeParallel(name, f, pats)

@@ -19,8 +19,13 @@ const usageText = `usage: sdtlist [-t] FILE... [PATTERN...]
 List the USDT probe sites of ELF files, or of every object a running
 process maps, as one JSON object per site per line.
 
-PATTERN is a glob on PROVIDER:NAME, such as 'node:http__*' or '*:gc*';
-a pattern without ':' matches the probe name.
+PATTERN is a glob on PROVIDER:NAME, such as 'node:http__*', '*:gc*' or
+'python:gc__{start,done}'; a pattern without ':' matches the probe name.
+A pattern that matches no probe of the files listed is an error that
+names the closest ones. A FILE that is no file here is looked up as a
+command or a library, as sdtattach does; a bare name that is neither is
+a pattern. bpftrace's usdt:PATH:* and [usdt:]PATH:PROVIDER:NAME list the
+probes of PATH that match (with -p, of the objects PATH names).
 
 A FILE must be a regular file. At most 256 MiB of notes are read from
 a file; of its malformed notes, the first 10 are reported, then their
@@ -47,8 +52,18 @@ func main() {
 type config struct {
 	table    bool
 	pid      int
-	files    []string
+	files    []fileArg
 	patterns []probespec.Spec
+	// specs name their files (usdt:PATH:PROVIDER:NAME): with -p, the
+	// objects of the process PATH names.
+	specs []probespec.Spec
+}
+
+// A fileArg is a file to list: a FILE, or the PATH of a specification,
+// whose probes alone it lists.
+type fileArg struct {
+	name string
+	spec *probespec.Spec
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -65,7 +80,16 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprintf(stderr, "sdtlist: -p %d: not a process ID\n", c.pid)
 		return nil, cli.ErrUsage
 	}
+	var bare []string // arguments that are a file or a NAME pattern
 	for _, a := range fs.Args() {
+		if s, ok := listingSpec(a); ok {
+			if pidSet {
+				c.specs = append(c.specs, s)
+			} else {
+				c.files = append(c.files, fileArg{name: s.Path, spec: &s})
+			}
+			continue
+		}
 		if pidSet && strings.Contains(a, "/") {
 			fmt.Fprintf(stderr, "sdtlist: %q: with -p, arguments are PROVIDER:NAME patterns\n", a)
 			return nil, cli.ErrUsage
@@ -77,9 +101,18 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 				return nil, cli.ErrUsage
 			}
 			c.patterns = append(c.patterns, pat)
+			if !strings.ContainsAny(a, ":*?[{") {
+				bare = append(bare, a)
+			}
 			continue
 		}
-		c.files = append(c.files, a)
+		c.files = append(c.files, fileArg{name: a})
+	}
+	if !pidSet && len(c.files) == 0 && len(bare) > 0 {
+		for _, a := range bare {
+			fmt.Fprintf(stderr, "sdtlist: %s: no such file, command or library, and no FILE to list its probes\n", a)
+		}
+		return nil, cli.ErrFailed
 	}
 	if !pidSet && len(c.files) == 0 {
 		fmt.Fprint(stderr, "sdtlist: no FILE and no -p PID\n")

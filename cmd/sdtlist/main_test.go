@@ -25,7 +25,11 @@ func TestIsPattern(t *testing.T) {
 		{"node:http__*", false, true},
 		{"gc*", false, true},
 		{"tick", true, true},
-		{"nosuchfile", false, false},
+		// A bare name is a file when it resolves as a command or a
+		// library, and a pattern on NAME otherwise.
+		{"nosuchfile", false, true},
+		{"gc__start", false, true},
+		{"sh", false, false},
 		{demo, false, false},
 		{demo, true, true},
 	} {
@@ -50,7 +54,19 @@ func TestRunExitKinds(t *testing.T) {
 		{[]string{demo}, nil, 3, ""},
 		{[]string{demo, "demo:tick"}, nil, 2, ""},
 		{[]string{demo, "*:st*"}, nil, 1, ""},
-		{[]string{demo, "nomatch:*"}, nil, 0, ""},
+		// A pattern that matches nothing is an error with the closest probes.
+		{[]string{demo, "nomatch:*"}, cli.ErrFailed, 0, "sdtlist: nomatch:*: no probe nomatch:* in " + demo + "; near matches: demo:start, demo:tick"},
+		{[]string{demo, "tikc"}, cli.ErrFailed, 0, "sdtlist: tikc: no probe tikc in " + demo + "; near matches: demo:tick"},
+		{[]string{demo, "demo:tick", "nomatch"}, cli.ErrFailed, 2, "sdtlist: nomatch: no probe nomatch in"},
+		{[]string{demo, "demo:{tick,start}"}, nil, 3, ""},
+		{[]string{demo, "st{art,op}"}, nil, 1, ""},
+		{[]string{"nosuchword"}, cli.ErrFailed, 0, "sdtlist: nosuchword: no such file, command or library"},
+		// bpftrace's listing forms.
+		{[]string{"usdt:" + demo + ":*"}, nil, 3, ""},
+		{[]string{"usdt:" + demo + ":demo:tick"}, nil, 2, ""},
+		{[]string{demo + ":st*"}, nil, 1, ""},
+		{[]string{"usdt:" + demo + ":nomatch"}, cli.ErrFailed, 0, "no probe nomatch in " + demo},
+		{[]string{"usdt:nosuchcmd:p:q"}, cli.ErrFailed, 0, "sdtlist: nosuchcmd: no such command in $PATH"},
 		{[]string{bad, demo}, cli.ErrFailed, 3, "sdtlist: " + bad + ": not an ELF file"},
 		{[]string{dir, demo}, cli.ErrFailed, 3, "is a directory"},
 		{[]string{"-h"}, flag.ErrHelp, 0, "usage: sdtlist"},
@@ -62,7 +78,7 @@ func TestRunExitKinds(t *testing.T) {
 		// Patterns that could never match.
 		{[]string{demo, "::"}, cli.ErrUsage, 0, `sdtlist: "::": a pattern is PROVIDER:NAME, NAME or usdt:PROVIDER:NAME`},
 		{[]string{demo, "a:b:c:d:e"}, cli.ErrUsage, 0, "a pattern is PROVIDER:NAME"},
-		{[]string{demo, "usdt:a:b:c"}, cli.ErrUsage, 0, "a pattern is PROVIDER:NAME"},
+		{[]string{demo, "usdt:a:b:c:d"}, cli.ErrUsage, 0, "a pattern is PROVIDER:NAME"},
 		{[]string{"-p", "1", "prog:demo:tick"}, cli.ErrUsage, 0, "a pattern is PROVIDER:NAME"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 // isPattern reports whether arg is a pattern (probespec.ParsePattern)
-// rather than a file. An existing file always wins; otherwise an argument
-// with ':' or a glob character is a pattern. With -p every argument is a
+// rather than a file, as sdtattach reads a PATH: an existing file always
+// wins; an argument with ':' or a glob character is a pattern; a bare
+// name is a file when probespec.Resolve finds one, as a command or a
+// library, and a pattern on NAME otherwise. With -p every argument is a
 // pattern.
 func isPattern(arg string, pidMode bool) bool {
 	if pidMode {
@@ -18,7 +23,42 @@ func isPattern(arg string, pidMode bool) bool {
 	if _, err := os.Lstat(arg); err == nil {
 		return false
 	}
-	return strings.ContainsAny(arg, ":*?[")
+	if strings.ContainsAny(arg, ":*?[{") {
+		return true
+	}
+	if strings.ContainsRune(arg, '/') {
+		return false
+	}
+	_, err := probespec.Resolve(arg)
+	return errors.Is(err, probespec.ErrNotFound)
+}
+
+// listingSpec parses arg as a probe specification that names its file,
+// as bpftrace -l takes them: usdt:PATH:*, [usdt:]PATH:PROVIDER:NAME or
+// PATH:NAME. PATH must have a '/' or be a file here, except in the full
+// usdt:PATH:PROVIDER:NAME; otherwise usdt:A:B is the pattern A:B.
+func listingSpec(arg string) (probespec.Spec, bool) {
+	s, err := probespec.Parse(arg)
+	if err != nil || s.Path == "" || s.Types != nil {
+		return probespec.Spec{}, false
+	}
+	if strings.ContainsRune(s.Path, '/') || !s.AnyProvider && strings.HasPrefix(arg, "usdt:") {
+		return s, true
+	}
+	_, err = os.Lstat(s.Path)
+	return s, err == nil
+}
+
+// resolveFile returns the file a FILE argument or a listing spec's PATH
+// names: a bare name that is no file here is looked up as sdtattach does.
+func resolveFile(name string) (string, error) {
+	if strings.ContainsRune(name, '/') {
+		return name, nil
+	}
+	if _, err := os.Lstat(name); err == nil {
+		return name, nil
+	}
+	return probespec.Resolve(name)
 }
 
 // matchAny reports whether a probe passes the filters: all probes pass
@@ -33,4 +73,56 @@ func matchAny(pats []probespec.Spec, provider, name string) bool {
 		}
 	}
 	return false
+}
+
+// A matchCheck records which patterns matched a probe of the files they
+// were applied to, so that each that matched none is an error, with the
+// closest probes, as sdtattach gives it.
+type matchCheck struct {
+	pats   []probespec.Spec
+	hit    []bool
+	files  []string
+	seen   map[[2]string]bool
+	probes []string // PROVIDER:NAME, each once
+}
+
+func newMatchCheck(pats ...probespec.Spec) *matchCheck {
+	return &matchCheck{pats: pats, hit: make([]bool, len(pats)), seen: make(map[[2]string]bool)}
+}
+
+// add records the probes of one file.
+func (m *matchCheck) add(file string, sites []stapsdt.Site) {
+	if len(m.pats) == 0 {
+		return
+	}
+	m.files = append(m.files, file)
+	for i := range sites {
+		p := &sites[i]
+		k := [2]string{p.Provider, p.Name}
+		if m.seen[k] {
+			continue
+		}
+		m.seen[k] = true
+		m.probes = append(m.probes, p.Provider+":"+p.Name)
+		for j, pat := range m.pats {
+			if !m.hit[j] && pat.Match(p.Provider, p.Name) {
+				m.hit[j] = true
+			}
+		}
+	}
+}
+
+// errs returns a *probe.NotFoundError for each pattern that matched no
+// probe of the files added.
+func (m *matchCheck) errs() []error {
+	var errs []error
+	if len(m.files) == 0 {
+		return nil // The files could not be read, which was reported.
+	}
+	for j, pat := range m.pats {
+		if !m.hit[j] {
+			errs = append(errs, &probe.NotFoundError{Spec: pat, Files: m.files, Probes: m.probes})
+		}
+	}
+	return errs
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/probe"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"github.com/sdtkit/sdtkit/pkg/uprobes"
@@ -25,18 +26,41 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 	if err != nil {
 		return err
 	}
+	matchers := make([]*process.PathMatcher, len(c.specs))
+	checks := make([]*matchCheck, len(c.specs))
+	for i, s := range c.specs {
+		resolved, _ := probespec.Resolve(s.Path)
+		if matchers[i], err = process.NewPathMatcher(c.pid, s.Path, resolved); err != nil {
+			return fmt.Errorf("%v: %w", s, err)
+		}
+		checks[i] = newMatchCheck(s)
+	}
+	all := newMatchCheck(c.patterns...)
 	mem, memErr := process.OpenMem(c.pid, false)
 	if memErr == nil {
 		defer mem.Close()
 	}
 	failed := false
 	for mf, ferr := range files {
-		if mf.File != nil && len(mf.File.Sites) > 0 {
+		// The probes of an object pass the patterns, or a specification
+		// whose PATH names the object; with specifications alone, only
+		// the objects they name are listed.
+		pats := c.patterns
+		if mf.File != nil {
+			for i, s := range c.specs {
+				if matchers[i].Match(mf.Object) {
+					pats = append(pats[:len(pats):len(pats)], s)
+					checks[i].add(mf.Object.Path, mf.File.Sites)
+				}
+			}
+		}
+		if mf.File != nil && len(mf.File.Sites) > 0 && (len(pats) > 0 || len(c.specs) == 0) {
+			all.add(mf.Object.Path, mf.File.Sites)
 			o := mf.Object
 			live := func(p *stapsdt.Site) *liveState {
 				return liveSite(c.pid, o, mf.File.Machine, mf.Data, mem, memErr, p)
 			}
-			if err := writeProbes(o.Path, mf.File, c.patterns, live, out); err != nil {
+			if err := writeProbes(o.Path, mf.File, pats, live, out); err != nil {
 				ferr = errors.Join(err, ferr)
 			}
 		}
@@ -45,10 +69,20 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 			failed = true
 		}
 	}
-	if failed {
-		return fmt.Errorf("process %d: some mapped objects could not be listed", c.pid)
+	for i, check := range checks {
+		if len(check.files) == 0 {
+			cli.Print(logger, fmt.Errorf("%v: process %d maps no %s", c.specs[i], c.pid, c.specs[i].Path))
+			failed = true
+		}
 	}
-	return nil
+	var errs []error
+	for _, check := range append(checks, all) {
+		errs = append(errs, check.errs()...)
+	}
+	if failed {
+		errs = append(errs, fmt.Errorf("process %d: some mapped objects could not be listed", c.pid))
+	}
+	return errors.Join(errs...)
 }
 
 // liveSite reads the run-time state of one site: its address, whether a

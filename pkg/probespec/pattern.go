@@ -11,10 +11,11 @@ const patternForm = "a pattern is PROVIDER:NAME, NAME or usdt:PROVIDER:NAME, eac
 // in files named apart, as sdtlist takes them: PROVIDER:NAME, or NAME
 // alone for a probe of any provider, each part a glob, with usdt: in
 // front as bpftrace writes it. Neither part may be empty. The Spec has
-// no Path and no Types. Errors are *SyntaxError.
+// no Path and no Types; NAME alone is AnyProvider. Errors are *SyntaxError.
 func ParsePattern(s string) (Spec, error) {
 	prov, name, ok := strings.Cut(s, ":")
-	if !ok {
+	nameOnly := !ok
+	if nameOnly {
 		prov, name = "*", s
 	} else if prov == "usdt" && strings.Contains(name, ":") {
 		prov, name, _ = strings.Cut(name, ":")
@@ -22,7 +23,7 @@ func ParsePattern(s string) (Spec, error) {
 	if strings.Contains(name, ":") {
 		return Spec{}, &SyntaxError{Spec: s, Msg: patternForm}
 	}
-	spec := Spec{Provider: prov, Name: name}
+	spec := Spec{Provider: prov, Name: name, AnyProvider: nameOnly}
 	if err := checkGlobs(s, spec, patternForm); err != nil {
 		return Spec{}, err
 	}

@@ -27,8 +27,9 @@ type Spec struct {
 	Provider string // glob
 	Name     string // glob
 	// AnyProvider marks a specification that left PROVIDER out
-	// (PATH:NAME, as bpftrace and bcc take it): Provider is "*", and
-	// the probes it selects must all be of one provider.
+	// (PATH:NAME, as bpftrace and bcc take it, or a pattern of NAME
+	// alone): Provider is "*". The probes probe.Find selects for it
+	// must all be of one provider.
 	AnyProvider bool
 	// Types holds the per-argument types; nil when none were given.
 	Types []Type
@@ -211,7 +212,7 @@ func (s Spec) Type(i int) Type {
 // String returns the specification in canonical form.
 func (s Spec) String() string {
 	var b strings.Builder
-	if s.AnyProvider {
+	if s.AnyProvider && s.Path != "" {
 		b.WriteString("usdt:")
 	}
 	if s.Path != "" {
