@@ -12,10 +12,25 @@ PROBE is
 	[usdt:]PATH:PROVIDER:NAME[(TYPES)]
 	PROVIDER:NAME[(TYPES)]                 (with -p only)
 
-PROVIDER and NAME are globs (as in path.Match). PATH names an executable or
+and, as bpftrace and bcc users type them:
+
+	sdtkit                  bpftrace                    bcc (trace, argdist)
+	PATH:PROVIDER:NAME      usdt:PATH:PROVIDER:NAME     u:PATH:PROVIDER:NAME
+	PATH:PROVIDER:NAME      usdt:PATH:NAME, /PATH:NAME  u:PATH:NAME
+	PATH:PROVIDER:{a,b}     usdt:PATH:PROVIDER:{a,b}
+
+A form without PROVIDER selects the one provider with a probe NAME; when
+several have one, it is an error that lists them. A first part with '/'
+is always a PATH (with -p too: /usr/bin/python3.11:gc__start).
+
+PROVIDER and NAME are globs (as in path.Match), with brace alternatives
+({start,done}). Glob characters in PATH are literal. PATH names an executable or
 shared library; a bare name without '/' is looked up as a shell finds a
 command ($PATH) or the dynamic loader a library ($LD_LIBRARY_PATH,
-/etc/ld.so.conf, the system directories). Without -p, a PATH probe is
+/etc/ld.so.conf, the system directories); a library's .so that is not an
+ELF file (a -dev package's linker script) is passed over for the versioned
+file the loader maps, and a command that is a #! script is an error that
+names its interpreter. Without -p, a PATH probe is
 traced in every process that runs the file or maps it, also processes
 started and libraries loaded with dlopen after sdtattach attached.
 

@@ -19,8 +19,9 @@ or with --count, --hist or --stats, one per probe and key, counted in
 the kernel, every --interval and at exit.
 
 PROBE is [usdt:]PATH:PROVIDER:NAME[(TYPES)], or PROVIDER:NAME[(TYPES)]
-with -p. PROVIDER and NAME are globs; PATH may be a bare command or
-library name. TYPES lists per-argument types: str, strN (a string whose
+with -p; bpftrace's usdt:PATH:NAME and PATH:NAME, and bcc's u:PATH:NAME
+and u:PATH:PROVIDER:NAME, are taken too. PROVIDER and NAME are globs,
+with {a,b} alternatives; PATH may be a bare command or library name. TYPES lists per-argument types: str, strN (a string whose
 length is argument N), s8..s64, u8..u64, hex, or _ to drop the argument.
 
 PATH must be a regular file; at most 256 MiB of its notes are read, and

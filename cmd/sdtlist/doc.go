@@ -5,7 +5,8 @@ process maps, one JSON object per probe site per line (NDJSON).
 Usage:
 
 	sdtlist [-t] FILE... [PATTERN...]
-	sdtlist [-t] -p PID [PATTERN...]
+	sdtlist [-t] [usdt:]PATH:[PROVIDER:]NAME...
+	sdtlist [-t] -p PID [PATTERN | usdt:PATH:[PROVIDER:]NAME]...
 
 The flags are:
 
@@ -21,13 +22,31 @@ The flags are:
 	-h
 		Print the usage and exit.
 
-PATTERN is a glob (as in path.Match) on PROVIDER:NAME, such as
-'node:http__*' or '*:gc*'; a pattern without ':' is matched against the
-probe name alone. An argument that names an existing file is a FILE, any
-other argument with ':' or a glob character is a PATTERN. When patterns are
-given, only the probes matching one of them are listed. A pattern with
-more parts, such as '::' or PATH:PROVIDER:NAME, could match nothing and is
-a usage error.
+PATTERN is a glob (as in path.Match, with brace alternatives) on
+PROVIDER:NAME, such as 'node:http__*', '*:gc*' or 'python:gc__{start,done}';
+a pattern without ':' is matched against the probe name alone. An argument
+that names an existing file is a FILE; any other argument with ':' or a
+glob character is a PATTERN; a bare name is a FILE when it is a command in
+$PATH or a library where the dynamic loader looks, as sdtattach finds them
+(sdtlist libstdc++), and a PATTERN otherwise (sdtlist FILE gc__start).
+When patterns are given, only the probes matching one of them are listed,
+and each must match a probe of the files listed: one that matches none is
+an error that names the closest probes, as sdtattach gives it, and makes
+the exit status 1. A pattern with more parts, such as '::', could match
+nothing and is a usage error.
+
+A probe specification that names its file lists the matching probes of
+that file alone; with -p, of the objects the process maps that PATH
+names. sdtlist's own forms and bpftrace's:
+
+	sdtlist FILE                     sdtlist 'usdt:FILE:*'
+	sdtlist FILE PROVIDER:NAME       sdtlist 'usdt:FILE:PROVIDER:NAME'
+	sdtlist -p PID PROVIDER:NAME     sdtlist -p PID 'usdt:PATH:PROVIDER:NAME'
+
+(the second column as bpftrace -l takes it).
+
+usdt:A:B is the PATH A only when A has a '/' or is a file here; otherwise
+it is the pattern A:B. usdt:PATH:PROVIDER:NAME always names PATH.
 
 Each output line describes one probe site (a probe fired from several
 places has one line per place, in note order) with these fields:

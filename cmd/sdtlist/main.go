@@ -14,7 +14,8 @@ import (
 )
 
 const usageText = `usage: sdtlist [-t] FILE... [PATTERN...]
-       sdtlist [-t] -p PID [PATTERN...]
+       sdtlist [-t] [usdt:]PATH:[PROVIDER:]NAME...
+       sdtlist [-t] -p PID [PATTERN | usdt:PATH:[PROVIDER:]NAME]...
 
 List the USDT probe sites of ELF files, or of every object a running
 process maps, as one JSON object per site per line.

@@ -4,7 +4,12 @@
 //	[usdt:]PATH:PROVIDER:NAME[(TYPES)]
 //	PROVIDER:NAME[(TYPES)]
 //
-// PROVIDER and NAME are globs (as in path.Match). PATH names an ELF file;
+// and as bpftrace and bcc take them: usdt:PATH:NAME and PATH:NAME (PATH
+// with '/'), which leave PROVIDER out (Spec.AnyProvider), and bcc's
+// u:PATH:NAME and u:PATH:PROVIDER:NAME. A first part with '/' is a PATH.
+//
+// PROVIDER and NAME are globs (as in path.Match) with brace alternatives
+// as bpftrace takes them: gc__{start,done} (MatchGlob). PATH names an ELF file;
 // a bare name without '/' is looked up the way a shell finds a command
 // (PATH) or the dynamic loader a library (LD_LIBRARY_PATH, the
 // directories of /etc/ld.so.conf, the system library directories). The
