@@ -18,6 +18,7 @@ and, as bpftrace and bcc users type them:
 	PATH:PROVIDER:NAME      usdt:PATH:PROVIDER:NAME     u:PATH:PROVIDER:NAME
 	PATH:PROVIDER:NAME      usdt:PATH:NAME, /PATH:NAME  u:PATH:NAME
 	PATH:PROVIDER:{a,b}     usdt:PATH:PROVIDER:{a,b}
+	-p PID PROVIDER:NAME    -p PID usdt:*:PROVIDER:NAME
 
 A form without PROVIDER selects the one provider with a probe NAME; when
 several have one, it is an error that lists them. A first part with '/'

@@ -42,6 +42,8 @@ names. sdtlist's own forms and bpftrace's:
 	sdtlist FILE                     sdtlist 'usdt:FILE:*'
 	sdtlist FILE PROVIDER:NAME       sdtlist 'usdt:FILE:PROVIDER:NAME'
 	sdtlist -p PID PROVIDER:NAME     sdtlist -p PID 'usdt:PATH:PROVIDER:NAME'
+	sdtlist -p PID                   sdtlist -p PID 'usdt:*'
+	sdtlist -p PID PROVIDER:NAME     sdtlist -p PID 'usdt:*:PROVIDER:NAME'
 
 (the second column as bpftrace -l takes it).
 

@@ -10,10 +10,20 @@ const patternForm = "a pattern is PROVIDER:NAME, NAME or usdt:PROVIDER:NAME, eac
 // ParsePattern parses a pattern that selects probes by provider and name
 // in files named apart, as sdtlist takes them: PROVIDER:NAME, or NAME
 // alone for a probe of any provider, each part a glob, with usdt: in
-// front as bpftrace writes it. Neither part may be empty. The Spec has
+// front as bpftrace writes it; bpftrace's usdt:* and usdt:*:PROVIDER:NAME
+// (any file) are accepted too. Neither part may be empty. The Spec has
 // no Path and no Types; NAME alone is AnyProvider. Errors are *SyntaxError.
 func ParsePattern(s string) (Spec, error) {
-	prov, name, ok := strings.Cut(s, ":")
+	body := s
+	// bpftrace's wildcard PATH, usdt:* and usdt:*:PROVIDER:NAME: every
+	// object listed.
+	if rest, ok := strings.CutPrefix(s, "usdt:*"); ok && (rest == "" || strings.HasPrefix(rest, ":") && strings.Count(rest, ":") == 2) {
+		body = "*:*"
+		if rest != "" {
+			body = rest[1:]
+		}
+	}
+	prov, name, ok := strings.Cut(body, ":")
 	nameOnly := !ok
 	if nameOnly {
 		prov, name = "*", s

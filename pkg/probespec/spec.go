@@ -116,6 +116,13 @@ func Parse(s string) (Spec, error) {
 	if prefixed {
 		parts = parts[1:]
 	}
+	// bpftrace's wildcard PATH, usdt:* and usdt:*:PROVIDER:NAME, is every
+	// object of the process traced: no PATH.
+	if body == "usdt:*" {
+		parts = []string{"*", "*"}
+	} else if prefixed && len(parts) == 3 && parts[0] == "*" {
+		parts, prefixed = parts[1:], false
+	}
 	omitted := false
 	switch {
 	case len(parts) == 2 && (prefixed || strings.ContainsRune(parts[0], '/')):

@@ -31,6 +31,9 @@ func TestParse(t *testing.T) {
 		// bcc's trace and argdist.
 		{"u:c:q", Spec{Path: "c", Provider: "*", Name: "q", AnyProvider: true}, "usdt:c:q"},
 		{"u:/lib/libc.so.6:p:q", Spec{Path: "/lib/libc.so.6", Provider: "p", Name: "q"}, "/lib/libc.so.6:p:q"},
+		// bpftrace's wildcard PATH: every object of the process.
+		{"usdt:*", Spec{Provider: "*", Name: "*"}, "*:*"},
+		{"usdt:*:p:q", Spec{Provider: "p", Name: "q"}, "p:q"},
 		// Brace alternatives.
 		{"python:gc__{start,done}", Spec{Provider: "python", Name: "gc__{start,done}"}, "python:gc__{start,done}"},
 		{"p:q(u32,str0,str11)", Spec{Provider: "p", Name: "q", Types: []Type{{Kind: Int, Size: 4}, {Kind: String, Counted: true}, {Kind: String, Counted: true, LenArg: 11}}}, "p:q(u32,str0,str11)"},
@@ -125,6 +128,9 @@ func TestParsePattern(t *testing.T) {
 		{"node:http__*", Spec{Provider: "node", Name: "http__*"}, ""},
 		{"*:gc*", Spec{Provider: "*", Name: "gc*"}, ""},
 		{"usdt:p:q", Spec{Provider: "p", Name: "q"}, ""},
+		{"usdt:*", Spec{Provider: "*", Name: "*"}, ""},
+		{"usdt:*:p:q*", Spec{Provider: "p", Name: "q*"}, ""},
+		{"usdt:*a:b:c", Spec{}, patternForm},
 		{"gc*", Spec{Provider: "*", Name: "gc*", AnyProvider: true}, ""},
 		{"gc__{start,done}", Spec{Provider: "*", Name: "gc__{start,done}", AnyProvider: true}, ""},
 		{"p:{a,b", Spec{}, `bad glob "{a,b" in NAME`},
