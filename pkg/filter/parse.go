@@ -36,10 +36,10 @@ type KeyKind uint8
 
 // Kinds of keys, numbered as usdt.h's enum f_key.
 const (
-	KeyPID   KeyKind = iota + 1 // the process ID
-	KeyTID                      // the thread ID
-	KeyComm                     // the thread's name
-	KeyArg                      // an argument, by index or by field name
+	KeyPID  KeyKind = iota + 1 // the process ID
+	KeyTID                     // the thread ID
+	KeyComm                    // the thread's name
+	KeyArg                     // an argument, by index or by field name
 )
 
 // maxComm is the most bytes of a thread name (TASK_COMM_LEN less the NUL).
