@@ -1,6 +1,10 @@
 package filter
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
+)
 
 // A Hit is what a Program is evaluated on: a probe hit as the kernel
 // sees it.
@@ -69,7 +73,7 @@ func (in *Insn) eval(h *Hit) bool {
 		}
 		v, sign = a.Num, a.Signed
 		if in.Size > 0 {
-			v, sign = extend(v, in.Size, in.Signed), in.Signed
+			v, sign = argspec.Extend(v, in.Size, in.Signed), in.Signed
 		}
 	}
 	x := in.Num
@@ -98,17 +102,4 @@ func (in *Insn) match(s string) bool {
 		return strings.HasPrefix(s, in.Str)
 	}
 	return s == in.Str
-}
-
-// extend keeps the low size bytes of v, extended with their sign when
-// sign is set.
-func extend(v uint64, size int, sign bool) uint64 {
-	if size <= 0 || size >= 8 {
-		return v
-	}
-	bits := 64 - 8*uint(size)
-	if sign {
-		return uint64(int64(v<<bits) >> bits)
-	}
-	return v << bits >> bits
 }

@@ -121,24 +121,21 @@ func (p *parser) errorf(t token, format string, a ...any) error {
 const maxDepth = 64
 
 func (p *parser) or(depth int) (*node, error) {
-	l, err := p.and(depth)
-	for err == nil && p.peek().text == "||" && p.peek().kind == tokOp {
-		p.next()
-		var r *node
-		if r, err = p.and(depth); err == nil {
-			l = &node{kind: nodeOr, l: l, r: r}
-		}
-	}
-	return l, err
+	return p.binary(depth, "||", nodeOr, p.and)
 }
 
 func (p *parser) and(depth int) (*node, error) {
-	l, err := p.unary(depth)
-	for err == nil && p.peek().text == "&&" && p.peek().kind == tokOp {
+	return p.binary(depth, "&&", nodeAnd, p.unary)
+}
+
+// binary parses operands, as operand does, joined by op, to the left.
+func (p *parser) binary(depth int, op string, kind nodeKind, operand func(int) (*node, error)) (*node, error) {
+	l, err := operand(depth)
+	for err == nil && p.peek().kind == tokOp && p.peek().text == op {
 		p.next()
 		var r *node
-		if r, err = p.unary(depth); err == nil {
-			l = &node{kind: nodeAnd, l: l, r: r}
+		if r, err = operand(depth); err == nil {
+			l = &node{kind: kind, l: l, r: r}
 		}
 	}
 	return l, err
