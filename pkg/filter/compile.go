@@ -158,6 +158,8 @@ func argIndex(n *node, p *Probe) (int, error) {
 		switch {
 		case len(p.Args) == 0:
 			return 0, errors.New("the probe has no arguments")
+		case n.arg >= len(p.Args) && len(p.Args) == 1:
+			return 0, errors.New("the probe has 1 argument, arg0")
 		case n.arg >= len(p.Args):
 			return 0, fmt.Errorf("the probe has %d arguments (arg0 to arg%d)", len(p.Args), len(p.Args)-1)
 		}
