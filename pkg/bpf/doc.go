@@ -98,7 +98,9 @@
 // nowhere. The interpreter, in usdt.h, is a loop bounded by
 // filter.MaxInsns over a truth stack held in a bit mask; strings are
 // compared 8 bytes at a time, read with bpf_probe_read_user_str, so
-// that it needs no scratch memory. Without filters the program skips it
+// that it needs no scratch memory, and in a function of their own, so
+// that the stack of a hit is the program's and the deepest of its
+// callees, within the 512 bytes BPF allows together. Without filters the program skips it
 // (a constant the loader sets), and a hit costs what it did.
 //
 // # Events

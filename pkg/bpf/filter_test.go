@@ -25,6 +25,9 @@ func TestLoadFilters(t *testing.T) {
 		{Filters: filters, PerSite: true},
 		{Filters: filters, Aggregate: &Aggregation{Mode: AggCount, Probes: make([]AggProbe, 2)}},
 		{Filters: filters, Aggregate: &Aggregation{Mode: AggHist, Parts: []PartKind{PartComm, PartArg}, Probes: make([]AggProbe, 2)}},
+		// The largest key, of strings, and stats: the most stack.
+		{Filters: filters, StringSize: maxKeySize - keyHeader - 8, Aggregate: &Aggregation{Mode: AggStats, Parts: []PartKind{PartArg},
+			Probes: []AggProbe{{Parts: []AggArg{{Index: 1, String: true}}}, {Parts: []AggArg{{Index: 1, String: true}}}}}},
 	} {
 		load(t, o)
 	}

@@ -283,17 +283,28 @@ struct {
 volatile const __u8 filtering = 0;
 
 /*
- * str_match compares the string at src, in user memory or, for comm,
- * on the stack, with the literal of in: equal, or beginning with it. The
- * string is read 8 bytes at a time, so that the stack holds a word and
- * not a string, and compared a word at a time under a mask of the bytes
- * that count. Equality wants the string to end where the literal does.
- * A counted string (len_arg) ends at limit bytes, or at a NUL before.
+ * str_match compares a string with the literal of in: equal, or
+ * beginning with it. The string is the thread's name (comm), or else
+ * the one at src in user memory. It is read 8 bytes at a time, so that
+ * the stack holds a word and not a string, and compared a word at a
+ * time under a mask of the bytes that count. Equality wants the string
+ * to end where the literal does. A counted string (len_arg) ends at
+ * limit bytes, or at a NUL before. Global, like read_arg, and with the
+ * buffers of the strings in its own frame: the frames of filter_hit's
+ * callees are not on the stack together.
  */
-static __always_inline int str_match(const struct finsn *in, __u64 src, int user, __u64 limit)
+__attribute__((noinline)) int str_match(const struct finsn *in, __u64 src, int comm, __u64 limit)
 {
-	__u32 len = in->len;
+	__u64 name[3] = {};
+	__u32 len;
 
+	if (!in)
+		return 0;
+	len = in->len;
+	if (comm) {
+		bpf_get_current_comm(name, 16);
+		src = (__u64)name;
+	}
 	for (int c = 0; c < FSTR_WORDS; c++) {
 		__u32 off = c * 8, want;
 		__u64 buf[2] = {}, mask, got;
@@ -301,10 +312,10 @@ static __always_inline int str_match(const struct finsn *in, __u64 src, int user
 
 		if (off > len || (off == len && in->op == F_PREFIX))
 			return 1;
-		if (user)
-			n = bpf_probe_read_user_str(buf, 9, (void *)(src + off));
-		else
+		if (comm)
 			n = bpf_probe_read_kernel_str(buf, 9, (void *)(src + off));
+		else
+			n = bpf_probe_read_user_str(buf, 9, (void *)(src + off));
 		if (n <= 0)
 			return 0;
 		got = n - 1;
@@ -355,7 +366,6 @@ static __always_inline int cmp_num(const struct finsn *in, __u64 v, int sign)
 static __always_inline int eval_insn(const struct finsn *in, const struct regs *r, const struct spec *s, __u64 bias)
 {
 	__u64 pid_tgid, v = 0;
-	char comm[24] = {};
 	const struct arg *a;
 	__u32 j;
 	int sign = 0;
@@ -369,8 +379,7 @@ static __always_inline int eval_insn(const struct finsn *in, const struct regs *
 		v = (__u32)pid_tgid;
 		break;
 	case FK_COMM:
-		bpf_get_current_comm(comm, 16);
-		return str_match(in, (__u64)comm, 0, ~0ULL);
+		return str_match(in, 0, 1, ~0ULL);
 	case FK_ARG:
 		j = in->arg;
 		if (j >= MAX_ARGS || j >= s->nargs)
@@ -386,7 +395,7 @@ static __always_inline int eval_insn(const struct finsn *in, const struct regs *
 				if (j >= MAX_ARGS || j >= s->nargs || !read_arg(r, &s->args[j], bias, &limit) || (__s64)limit < 0)
 					return 0;
 			}
-			return str_match(in, v, 1, limit);
+			return str_match(in, v, 0, limit);
 		}
 		sign = a->flags & ARG_SIGNED;
 		if (in->size) {
