@@ -87,6 +87,10 @@ killed. Flags may come before or after the probes:
 		a second, for when sdtattach is kept off the CPU). A probe
 		that fires faster than sdtattach writes fills it; events that
 		find it full are lost and counted.
+	--filter EXPR
+		Keep only the hits for which EXPR holds, tested in the kernel
+		before anything else, streaming or counting (see Filters below),
+		such as 'arg0 >= 400 && comm == "nginx"'.
 	--count
 		Count the hits of each probe (and --by key) in the kernel, and
 		write counts instead of events (see Aggregations below).
@@ -182,6 +186,35 @@ as ARG, is an error before anything is attached, which names the key
 and the probe, with exit status 2. A key takes at most 184 bytes (120
 on arm64): 8 per number, 16 for comm, and --strlen plus one, rounded up
 to 8, per string.
+
+# Filters
+
+--filter EXPR is the expression language of package pkg/filter (see its
+documentation), checked against every probe before anything is
+attached. A comparison sets a key against a literal: pid, tid, comm,
+argN (from 0) or a --types field name, compared with ==, !=, <, <=, >
+and >= to an integer, signed when the argument's type (TYPES, --types,
+or else its note) says so; comm and string arguments (str, strN, char *
+in --types) compared with == and != to a string in double quotes, which
+is a prefix when it ends with *, as probe names are globs:
+
+	arg1 == "GET"        the string is GET
+	arg1 == "GE*"        it begins with GE ("\*" is a star)
+	comm != "postgres"
+	pid == 42 && (arg0 < 0 || !(arg2 == "/health*"))
+
+Comparisons combine with && and || (&& binds tighter), ! and
+parentheses; a comparison on an argument that cannot be read is false.
+The expression is compiled to a short program (at most 32 comparisons
+and operators) that the BPF program runs on every hit, right after the
+registers are read and before an event is made or a key counted: a hit
+that fails costs the test only, is not written, is not counted and is
+not lost. A malformed expression, a key a probe does not have, or a
+string compared with a number is an error that gives the column of the
+offending token and the probe, before anything is attached, with exit
+status 2:
+
+	sdtattach: --filter: column 13: arg9: ./app:p:n: the probe has 3 arguments (arg0 to arg2)
 
 The --attach-only line has:
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -16,7 +17,9 @@ const usageText = `usage: sdtattach [flags] PROBE...
 
 Attach to USDT probes and write one JSON object per probe hit per line,
 or with --count, --hist or --stats, one per probe and key, counted in
-the kernel, every --interval and at exit.
+the kernel, every --interval and at exit. --filter keeps the hits for
+which an expression holds, such as 'arg0 > 100 && comm == "nginx"', in
+the kernel too.
 
 PROBE is [usdt:]PATH:PROVIDER:NAME[(TYPES)], or PROVIDER:NAME[(TYPES)]
 with -p; bpftrace's usdt:PATH:NAME and PATH:NAME, and bcc's u:PATH:NAME
@@ -47,6 +50,7 @@ type config struct {
 	strlen     int
 	bufsize    int
 	specs      []probespec.Spec
+	filter     *filter.Expr
 	agg        aggConfig
 }
 
@@ -60,6 +64,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&c.strlen, "strlen", bpf.DefaultStringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
+	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string
@@ -93,6 +98,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--bufsize %d: not a power of two of at least the page size, %d", c.bufsize, page)
 	} else if c.bufsize > bpf.MaxRingSize {
 		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", c.bufsize, bpf.MaxRingSize)
+	}
+	if set["filter"] {
+		var err error
+		if c.filter, err = filter.Parse(*filterSrc); err != nil {
+			return usage("--filter: %v", err)
+		}
 	}
 	if err := c.agg.parse(set); err != nil {
 		return usage("%v", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 )
 
 // flushInterval bounds how long an event waits, in the ring buffer and
@@ -43,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	opts := &attach.Options{
 		PID:           c.pid,
+		Filter:        c.filter,
 		StringSize:    c.strlen,
 		RingSize:      c.bufsize,
 		FlushInterval: flushInterval,
@@ -51,6 +53,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	// The --types file is read aside with the probes: it may be a named
 	// pipe whose writer never comes.
 	plan, err := resolve(ctx, c, opts)
+	if errors.As(err, new(*filter.Error)) {
+		logger.Printf("--filter: %v", err)
+		return cli.ErrUsage
+	}
 	if err != nil {
 		return err
 	}

@@ -130,5 +130,19 @@ func TypeName(size int, signed, float bool) string {
 	return c + strconv.Itoa(8*size)
 }
 
+// Extend returns the value of an integer of size bytes held in the low
+// bytes of v: those bytes, extended with their sign when signed. A size
+// of 0 or 8 or more keeps v.
+func Extend(v uint64, size int, signed bool) uint64 {
+	if size <= 0 || size >= 8 {
+		return v
+	}
+	bits := 64 - 8*uint(size)
+	if signed {
+		return uint64(int64(v<<bits) >> bits)
+	}
+	return v << bits >> bits
+}
+
 // TypeName is TypeName of the argument's size, signedness and kind.
 func (a Arg) TypeName() string { return TypeName(a.Size, a.Signed, a.Float) }

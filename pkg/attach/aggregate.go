@@ -171,6 +171,7 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 		StringSize: o.StringSize,
 		PID:        o.PID,
 		InProcess:  o.InProcess,
+		Filters:    p.filters,
 		Aggregate:  ba,
 	})
 	if err != nil {

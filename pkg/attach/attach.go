@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -40,6 +41,11 @@ type Options struct {
 	// InProcess makes and removes the uprobes from this process rather
 	// than from a keeper process; see bpf.Options.
 	InProcess bool
+	// Filter, when not nil, is evaluated in the kernel on every hit
+	// before anything else: hits that fail it make no event and are not
+	// counted. Resolve compiles it for each probe, and fails with a
+	// *filter.Error naming the probe when a probe lacks what it names.
+	Filter *filter.Expr
 	// Warn, when not nil, is given what does not stop attaching but
 	// leaves something out: malformed notes, sites left out, arguments
 	// that cannot be read, semaphores not raised, probes Types does not
@@ -60,7 +66,8 @@ type Plan struct {
 	// Options.Warn): their other probes are attached.
 	Damaged []string
 
-	opts Options
+	opts    Options
+	filters []*filter.Program // by probe number; nil without Options.Filter
 }
 
 // bigPlan is the number of sites from which the notes are collected as
@@ -111,6 +118,10 @@ func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
 	if len(sites) == 0 {
 		return nil, ErrNoSites
 	}
+	filters, err := compileFilter(o.Filter, len(sel.Probes), sites)
+	if err != nil {
+		return nil, err
+	}
 	// What is planned no longer refers to the notes: their memory is
 	// given back before the sites are copied to the kernel.
 	for _, t := range sel.Targets {
@@ -121,7 +132,7 @@ func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
 		// room while bpf copies the sites: a third more at the peak.
 		runtime.GC()
 	}
-	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o}, nil
+	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o, filters: filters}, nil
 }
 
 // Status returns err or, when err is nil but the notes of some files
@@ -145,6 +156,7 @@ func (p *Plan) Attach() (*Tracer, error) {
 		FlushInterval: cmp.Or(o.FlushInterval, DefaultFlushInterval),
 		PID:           o.PID,
 		NoStrings:     !readsStrings(p.Attachments),
+		Filters:       p.filters,
 		InProcess:     o.InProcess,
 	})
 	if err != nil {

@@ -67,6 +67,13 @@
 // new keys that find the map full are counted per probe, as a Record's
 // Lost.
 //
+// Options.Filter, a filter.Expr, is compiled by Resolve for every probe
+// of the plan, against the types and names of its arguments, and tested
+// in the kernel on every hit, streaming or aggregating, before anything
+// else: hits that fail it make no event and are not counted. A key a
+// probe lacks, or a string compared with a number, is a *filter.Error
+// from Resolve that names the probe and the column of the token.
+//
 // The uprobes are made and removed by a keeper process (see bpf.Options):
 // a traced process is never left patched, even when the tracer is killed
 // with SIGKILL.

@@ -319,6 +319,13 @@ static __always_inline int handle(void *ctx)
 		count(LOST_SPEC);
 		return 0;
 	}
+	if (read_args || filtering) {
+		load_regs(ctx, &regs);
+		bias = regs.r[IP_OFF / 8] - s->pc; /* see usdt.bpf.c */
+	}
+	/* Before anything else: a hit filtered out is not counted. */
+	if (filtering && !filter_hit(&regs, s, bias))
+		return 0;
 	p = bpf_map_lookup_elem(&probes, &s->probe_id);
 	m = bpf_map_lookup_elem(&current, &zero);
 	if (!p || !m) {
@@ -327,10 +334,6 @@ static __always_inline int handle(void *ctx)
 	}
 	zero_key(&k);
 	k.probe = s->probe_id;
-	if (read_args) {
-		load_regs(ctx, &regs);
-		bias = regs.r[IP_OFF / 8] - s->pc; /* see usdt.bpf.c */
-	}
 	if (mode != AGG_COUNT && !read_num(&regs, s, &p->value, bias, &v, &sign))
 		k.bucket = BUCKET_UNREAD;
 	else if (mode == AGG_HIST)

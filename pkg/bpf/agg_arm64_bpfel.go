@@ -37,10 +37,12 @@ type aggAggprobe struct {
 const (
 	aggMapCounters   = "counters"
 	aggMapCurrent    = "current"
+	aggMapFilters    = "filters"
 	aggMapProbes     = "probes"
 	aggMapSites      = "sites"
 	aggProgAggMulti  = "agg_multi"
 	aggProgAggSingle = "agg_single"
+	aggVarFiltering  = "filtering"
 	aggVarKeyWords   = "key_words"
 	aggVarMode       = "mode"
 	aggVarNparts     = "nparts"
@@ -102,6 +104,7 @@ type aggProgramSpecs struct {
 type aggMapSpecs struct {
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Current  *ebpf.MapSpec `ebpf:"current"`
+	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Probes   *ebpf.MapSpec `ebpf:"probes"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
@@ -110,13 +113,14 @@ type aggMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type aggVariableSpecs struct {
-	KeyWords *ebpf.VariableSpec `ebpf:"key_words"`
-	Mode     *ebpf.VariableSpec `ebpf:"mode"`
-	Nparts   *ebpf.VariableSpec `ebpf:"nparts"`
-	PartKind *ebpf.VariableSpec `ebpf:"part_kind"`
-	PartOff  *ebpf.VariableSpec `ebpf:"part_off"`
-	PartSize *ebpf.VariableSpec `ebpf:"part_size"`
-	ReadArgs *ebpf.VariableSpec `ebpf:"read_args"`
+	Filtering *ebpf.VariableSpec `ebpf:"filtering"`
+	KeyWords  *ebpf.VariableSpec `ebpf:"key_words"`
+	Mode      *ebpf.VariableSpec `ebpf:"mode"`
+	Nparts    *ebpf.VariableSpec `ebpf:"nparts"`
+	PartKind  *ebpf.VariableSpec `ebpf:"part_kind"`
+	PartOff   *ebpf.VariableSpec `ebpf:"part_off"`
+	PartSize  *ebpf.VariableSpec `ebpf:"part_size"`
+	ReadArgs  *ebpf.VariableSpec `ebpf:"read_args"`
 }
 
 // aggObjects contains all objects after they have been loaded into the kernel.
@@ -141,6 +145,7 @@ func (o *aggObjects) Close() error {
 type aggMaps struct {
 	Counters *ebpf.Map `ebpf:"counters"`
 	Current  *ebpf.Map `ebpf:"current"`
+	Filters  *ebpf.Map `ebpf:"filters"`
 	Probes   *ebpf.Map `ebpf:"probes"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
@@ -149,6 +154,7 @@ func (m *aggMaps) Close() error {
 	return _AggClose(
 		m.Counters,
 		m.Current,
+		m.Filters,
 		m.Probes,
 		m.Sites,
 	)
@@ -158,13 +164,14 @@ func (m *aggMaps) Close() error {
 //
 // It can be passed to loadAggObjects or ebpf.CollectionSpec.LoadAndAssign.
 type aggVariables struct {
-	KeyWords *ebpf.Variable `ebpf:"key_words"`
-	Mode     *ebpf.Variable `ebpf:"mode"`
-	Nparts   *ebpf.Variable `ebpf:"nparts"`
-	PartKind *ebpf.Variable `ebpf:"part_kind"`
-	PartOff  *ebpf.Variable `ebpf:"part_off"`
-	PartSize *ebpf.Variable `ebpf:"part_size"`
-	ReadArgs *ebpf.Variable `ebpf:"read_args"`
+	Filtering *ebpf.Variable `ebpf:"filtering"`
+	KeyWords  *ebpf.Variable `ebpf:"key_words"`
+	Mode      *ebpf.Variable `ebpf:"mode"`
+	Nparts    *ebpf.Variable `ebpf:"nparts"`
+	PartKind  *ebpf.Variable `ebpf:"part_kind"`
+	PartOff   *ebpf.Variable `ebpf:"part_off"`
+	PartSize  *ebpf.Variable `ebpf:"part_size"`
+	ReadArgs  *ebpf.Variable `ebpf:"read_args"`
 }
 
 // aggPrograms contains all programs after they have been loaded into the kernel.

@@ -88,6 +88,21 @@
 // ErrPermission), and Linux 5.15 for BPF cookies and ring buffers
 // (errors match ErrNotSupported).
 //
+// # Filters
+//
+// Options.Filters gives each probe id a program of package filter, which
+// every program (streaming with or without strings, aggregating)
+// interprets on each hit of the probe, right after reading the
+// registers and before it takes a scratch event, reserves a ring record
+// or looks up a key: a hit that fails costs the test only and counts
+// nowhere. The interpreter, in usdt.h, is a loop bounded by
+// filter.MaxInsns over a truth stack held in a bit mask; strings are
+// compared 8 bytes at a time, read with bpf_probe_read_user_str, so
+// that it needs no scratch memory, and in a function of their own, so
+// that the stack of a hit is the program's and the deepest of its
+// callees, within the 512 bytes BPF allows together. Without filters the program skips it
+// (a constant the loader sets), and a hit costs what it did.
+//
 // # Events
 //
 // Events go to user space through a BPF ring buffer as struct event of

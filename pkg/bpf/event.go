@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
 )
 
 // An Event is one firing of a probe site.
@@ -61,7 +63,7 @@ func (v Value) Int() int64 { return int64(v.Bits) }
 
 // As returns the low size bytes of the value, sign-extended when signed:
 // the value read as an integer of another size.
-func (v Value) As(size int, signed bool) uint64 { return extend(v.Bits, size, signed) }
+func (v Value) As(size int, signed bool) uint64 { return argspec.Extend(v.Bits, size, signed) }
 
 // Float returns the value of a Float.
 func (v Value) Float() float64 {

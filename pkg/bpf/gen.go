@@ -4,6 +4,6 @@ package bpf
 // regenerate them with go generate ./pkg/bpf/ after changing usdt.bpf.c. The
 // same source gives two programs: usdt reads strings, usdtnum numbers only
 // (see Options.NoStrings); the Go types of both are those of usdt.
-//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type event -type spec -type arg usdt usdt.bpf.c -- -O2 -g -Wall -Werror
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type event -type spec -type arg -type filter -type finsn usdt usdt.bpf.c -- -O2 -g -Wall -Werror
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtnum usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_STRINGS=0
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types -type aggprobe agg agg.bpf.c -- -O2 -g -Wall -Werror

@@ -12,6 +12,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/rlimit"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"golang.org/x/sys/unix"
 )
 
@@ -66,6 +67,11 @@ type Options struct {
 	// Collect reads what it counted, Read has nothing to read, and
 	// RingSize and NoStrings do not apply.
 	Aggregate *Aggregation
+	// Filters are the --filter programs of the probes, by probe id: a
+	// hit of a probe whose program is not nil and fails it is dropped
+	// before anything else is done for it, in the kernel, streaming or
+	// aggregating.
+	Filters []*filter.Program
 	// InProcess attaches and detaches from this process. By default a
 	// keeper process does it (see Attach), so that no SIGKILL of this
 	// process can leave a traced process patched; InProcess saves
@@ -175,6 +181,9 @@ func loadProgram(o *Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := filterSpec(spec, o.Filters); err != nil {
+		return nil, err
+	}
 	var layout *keyLayout
 	if o.Aggregate != nil {
 		if layout, err = aggSpec(spec, o); err != nil {
@@ -198,6 +207,9 @@ func loadProgram(o *Options) (*Program, error) {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	defer coll.Close()
+	if err := putFilters(coll.Maps[usdtMapFilters], o.Filters); err != nil {
+		return nil, err
+	}
 	p.prog = coll.DetachProgram(name)
 	p.maps.Sites = coll.DetachMap(usdtMapSites)
 	p.maps.Counters = coll.DetachMap(usdtMapCounters)

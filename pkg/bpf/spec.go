@@ -171,7 +171,7 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 			size = 8
 		}
 		r.Kind = argConst
-		r.Val = extend(uint64(a.Offset), size, a.Signed)
+		r.Val = argspec.Extend(uint64(a.Offset), size, a.Signed)
 	case argspec.Register:
 		off, err := regOffset(a.Base)
 		if err != nil {
@@ -289,16 +289,4 @@ func regOffset(reg argspec.Reg) (int16, error) {
 		return -1, fmt.Errorf("%%%s: %w", reg.Name, errNoReg)
 	}
 	return int16(reg.Offset), nil
-}
-
-// extend keeps the low size bytes of v, sign-extended when signed.
-func extend(v uint64, size int, signed bool) uint64 {
-	if size <= 0 || size >= 8 {
-		return v
-	}
-	bits := 64 - 8*uint(size)
-	if signed {
-		return uint64(int64(v<<bits) >> bits)
-	}
-	return v << bits >> bits
 }

@@ -199,6 +199,16 @@ static __always_inline int handle(void *ctx)
 		count(LOST_SPEC);
 		return 0;
 	}
+	load_regs(ctx, &regs);
+	/*
+	 * The uprobe handler sees the instruction pointer at the probe
+	 * address itself (the kernel rewinds it past the breakpoint before
+	 * running handlers), so the load bias of the mapping is exact.
+	 */
+	bias = regs.r[IP_OFF / 8] - s->pc;
+	/* Before anything else: a hit filtered out costs the filter only. */
+	if (filtering && !filter_hit(&regs, s, bias))
+		return 0;
 	mask = bpf_map_lookup_elem(&busy, &zero);
 	if (!mask)
 		return 0;
@@ -213,13 +223,6 @@ static __always_inline int handle(void *ctx)
 		goto out;
 
 	fill_header(e, id, s);
-	load_regs(ctx, &regs);
-	/*
-	 * The uprobe handler sees the instruction pointer at the probe
-	 * address itself (the kernel rewinds it past the breakpoint before
-	 * running handlers), so the load bias of the mapping is exact.
-	 */
-	bias = regs.r[IP_OFF / 8] - s->pc;
 
 	for (int i = 0; i < MAX_ARGS; i++) {
 		struct arg *a = &s->args[i];
@@ -285,10 +288,8 @@ out:
  */
 #define ARGS_OFF __builtin_offsetof(struct event, args)
 
-static __always_inline int emit(void *ctx, __u32 id, struct spec *s, const int nargs)
+static __always_inline int emit(const struct regs *regs, __u64 bias, __u32 id, struct spec *s, const int nargs)
 {
-	__u64 bias;
-	struct regs regs;
 	struct event *e;
 
 	e = bpf_ringbuf_reserve(&events, ARGS_OFF + nargs * 8, 0);
@@ -297,13 +298,11 @@ static __always_inline int emit(void *ctx, __u32 id, struct spec *s, const int n
 		return 0;
 	}
 	fill_header(e, id, s);
-	load_regs(ctx, &regs);
-	bias = regs.r[IP_OFF / 8] - s->pc; /* see the strings version */
 	for (int i = 0; i < nargs; i++) {
 		__u64 v = 0;
 
 		/* Kept in the record, not a register: fewer states to verify. */
-		if (i < s->nargs && !read_arg(&regs, &s->args[i], bias, &v))
+		if (i < s->nargs && !read_arg(regs, &s->args[i], bias, &v))
 			e->failed |= 1 << i;
 		e->args[i] = v;
 	}
@@ -315,18 +314,25 @@ static __always_inline int emit(void *ctx, __u32 id, struct spec *s, const int n
 static __always_inline int handle(void *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
+	struct regs regs;
 	struct spec *s;
+	__u64 bias;
 
 	s = bpf_map_lookup_elem(&sites, &id);
 	if (!s) {
 		count(LOST_SPEC);
 		return 0;
 	}
+	load_regs(ctx, &regs);
+	bias = regs.r[IP_OFF / 8] - s->pc; /* see the strings version */
+	/* Before the record is reserved: see the strings version. */
+	if (filtering && !filter_hit(&regs, s, bias))
+		return 0;
 	if (s->nargs <= 4)
-		return emit(ctx, id, s, 4);
+		return emit(&regs, bias, id, s, 4);
 	if (s->nargs <= 8)
-		return emit(ctx, id, s, 8);
-	return emit(ctx, id, s, MAX_ARGS);
+		return emit(&regs, bias, id, s, 8);
+	return emit(&regs, bias, id, s, MAX_ARGS);
 }
 #endif
 

@@ -44,6 +44,7 @@ static __unused __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
 static __unused long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
 static __unused long (*bpf_probe_read_user)(void *dst, __u32 size, const void *src) = (void *)112;
 static __unused long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) = (void *)114;
+static __unused long (*bpf_probe_read_kernel_str)(void *dst, __u32 size, const void *src) = (void *)115;
 static __unused __u64 (*bpf_ktime_get_boot_ns)(void) = (void *)125;
 static __unused long (*bpf_ringbuf_output)(void *rb, void *data, __u64 size, __u64 flags) = (void *)130;
 static __unused __u64 (*bpf_ringbuf_query)(void *rb, __u64 flags) = (void *)134;
@@ -216,6 +217,240 @@ __attribute__((noinline)) int read_arg(const struct regs *r, const struct arg *a
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * The --filter of a probe: a postfix program of at most MAX_FINSNS
+ * instructions (package filter compiles it), evaluated by filter_hit
+ * before anything else is done for the hit. A program is interpreted
+ * rather than compiled to BPF so that the object stays precompiled and
+ * the verifier checks the interpreter once, whatever the expression.
+ * Every instruction yields a truth value, so the stack of the
+ * interpreter is a bit mask: comparisons push a bit, F_NOT flips the
+ * top, F_AND and F_OR pop two and push one. No short cut is taken:
+ * comparisons have no side effects, and the longest program is short.
+ */
+#define MAX_FINSNS 32
+#define FSTR_WORDS 5 /* a string literal: up to 32 bytes, a NUL, padding */
+
+enum f_op {
+	F_EQ = 1, /* numbers: key op num */
+	F_NE,
+	F_LT,
+	F_LE,
+	F_GT,
+	F_GE,
+	F_STREQ, /* strings: the key is str */
+	F_PREFIX, /* the key begins with str */
+	F_NOT,
+	F_AND,
+	F_OR,
+};
+
+enum f_key {
+	FK_PID = 1,
+	FK_TID,
+	FK_COMM,
+	FK_ARG,
+};
+
+struct finsn {
+	__u8 op; /* enum f_op */
+	__u8 key; /* enum f_key */
+	__u8 arg; /* FK_ARG: the argument, from 0 */
+	__u8 size; /* numbers: bytes kept, 0 as read (signed as the note says) */
+	__u8 sign; /* with size: signed */
+	__u8 len; /* bytes of str */
+	__u8 pad[2];
+	__u64 num;
+	__u64 str[FSTR_WORDS]; /* little-endian bytes, zero past len */
+};
+
+struct filter {
+	__u32 n; /* instructions; 0 accepts every hit */
+	__u32 pad;
+	struct finsn insns[MAX_FINSNS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by the loader: one per probe */
+	__type(key, __u32);
+	__type(value, struct filter);
+} filters SEC(".maps");
+
+/* Set by the loader: some probe has a filter. */
+volatile const __u8 filtering = 0;
+
+/*
+ * str_match compares a string with the literal of in: equal, or
+ * beginning with it. The string is the thread's name (comm), or else
+ * the one at src in user memory. It is read 8 bytes at a time, so that
+ * the stack holds a word and not a string, and compared a word at a
+ * time under a mask of the bytes that count. Equality wants the string
+ * to end where the literal does. A counted string (len_arg) ends at
+ * limit bytes, or at a NUL before. Global, like read_arg, and with the
+ * buffers of the strings in its own frame: the frames of filter_hit's
+ * callees are not on the stack together.
+ */
+__attribute__((noinline)) int str_match(const struct finsn *in, __u64 src, int comm, __u64 limit)
+{
+	__u64 name[3] = {};
+	__u32 len;
+
+	if (!in)
+		return 0;
+	len = in->len;
+	if (comm) {
+		bpf_get_current_comm(name, 16);
+		src = (__u64)name;
+	}
+	for (int c = 0; c < FSTR_WORDS; c++) {
+		__u32 off = c * 8, want;
+		__u64 buf[2] = {}, mask, got;
+		long n;
+
+		if (off > len || (off == len && in->op == F_PREFIX))
+			return 1;
+		if (comm)
+			n = bpf_probe_read_kernel_str(buf, 9, (void *)(src + off));
+		else
+			n = bpf_probe_read_user_str(buf, 9, (void *)(src + off));
+		if (n <= 0)
+			return 0;
+		got = n - 1;
+		if (limit < off)
+			return 0;
+		if (got > limit - off)
+			got = limit - off;
+		want = len - off;
+		if (want > 8)
+			want = 8;
+		if (got < want)
+			return 0; /* shorter than the literal */
+		if (in->op == F_STREQ && want < 8 && got != want)
+			return 0; /* longer */
+		mask = want >= 8 ? ~0ULL : (1ULL << (want * 8)) - 1;
+		if ((buf[0] ^ in->str[c]) & mask)
+			return 0;
+	}
+	return 1;
+}
+
+/* cmp_num compares v with in->num as in->op says. */
+static __always_inline int cmp_num(const struct finsn *in, __u64 v, int sign)
+{
+	__u64 x = in->num;
+
+	switch (in->op) {
+	case F_EQ:
+		return v == x;
+	case F_NE:
+		return v != x;
+	case F_LT:
+		return sign ? (__s64)v < (__s64)x : v < x;
+	case F_LE:
+		return sign ? (__s64)v <= (__s64)x : v <= x;
+	case F_GT:
+		return sign ? (__s64)v > (__s64)x : v > x;
+	case F_GE:
+		return sign ? (__s64)v >= (__s64)x : v >= x;
+	}
+	return 0;
+}
+
+/*
+ * eval_insn returns the truth of comparison in on the hit. A
+ * comparison on an argument that cannot be read is false.
+ */
+static __always_inline int eval_insn(const struct finsn *in, const struct regs *r, const struct spec *s, __u64 bias)
+{
+	__u64 pid_tgid, v = 0;
+	const struct arg *a;
+	__u32 j;
+	int sign = 0;
+
+	switch (in->key) {
+	case FK_PID:
+		v = bpf_get_current_pid_tgid() >> 32;
+		break;
+	case FK_TID:
+		pid_tgid = bpf_get_current_pid_tgid();
+		v = (__u32)pid_tgid;
+		break;
+	case FK_COMM:
+		return str_match(in, 0, 1, ~0ULL);
+	case FK_ARG:
+		j = in->arg;
+		if (j >= MAX_ARGS || j >= s->nargs)
+			return 0;
+		a = &s->args[j];
+		if (!read_arg(r, a, bias, &v))
+			return 0;
+		if (in->op == F_STREQ || in->op == F_PREFIX) {
+			__u64 limit = ~0ULL;
+
+			if (a->len_arg) {
+				j = a->len_arg - 1;
+				if (j >= MAX_ARGS || j >= s->nargs || !read_arg(r, &s->args[j], bias, &limit) || (__s64)limit < 0)
+					return 0;
+			}
+			return str_match(in, v, 0, limit);
+		}
+		sign = a->flags & ARG_SIGNED;
+		if (in->size) {
+			sign = in->sign;
+			v = extend(v, in->size, sign);
+		}
+		break;
+	default:
+		return 0;
+	}
+	return cmp_num(in, v, sign);
+}
+
+/*
+ * filter_hit reports whether the hit of site s passes the filter of its
+ * probe. Global, like read_arg: checked once, on its own.
+ */
+__attribute__((noinline)) int filter_hit(const struct regs *r, const struct spec *s, __u64 bias)
+{
+	__u64 stack = 0, top;
+	struct filter *f;
+	__u32 id;
+
+	if (!r || !s)
+		return 0;
+	id = s->probe_id;
+	f = bpf_map_lookup_elem(&filters, &id);
+	if (!f)
+		return 0;
+	if (f->n == 0)
+		return 1;
+	for (int i = 0; i < MAX_FINSNS; i++) {
+		const struct finsn *in = &f->insns[i];
+
+		if (i >= f->n)
+			break;
+		switch (in->op) {
+		case F_NOT:
+			stack ^= 1;
+			break;
+		case F_AND:
+			top = stack & 1;
+			stack >>= 1;
+			stack &= ~1ULL | top;
+			break;
+		case F_OR:
+			top = stack & 1;
+			stack >>= 1;
+			stack |= top;
+			break;
+		default:
+			stack = stack << 1 | (eval_insn(in, r, s, bias) & 1);
+		}
+	}
+	return stack & 1;
 }
 
 #endif /* USDT_H */

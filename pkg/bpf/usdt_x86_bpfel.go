@@ -45,6 +45,26 @@ type usdtEvent struct {
 	Data    [3072]int8
 }
 
+type usdtFilter struct {
+	_     structs.HostLayout
+	N     uint32
+	Pad   uint32
+	Insns [32]usdtFinsn
+}
+
+type usdtFinsn struct {
+	_    structs.HostLayout
+	Op   uint8
+	Key  uint8
+	Arg  uint8
+	Size uint8
+	Sign uint8
+	Len  uint8
+	Pad  [2]uint8
+	Num  uint64
+	Str  [5]uint64
+}
+
 type usdtSpec struct {
 	_       structs.HostLayout
 	Pc      uint64
@@ -61,10 +81,12 @@ const (
 	usdtMapBusy        = "busy"
 	usdtMapCounters    = "counters"
 	usdtMapEvents      = "events"
+	usdtMapFilters     = "filters"
 	usdtMapScratch     = "scratch"
 	usdtMapSites       = "sites"
 	usdtProgUsdtMulti  = "usdt_multi"
 	usdtProgUsdtSingle = "usdt_single"
+	usdtVarFiltering   = "filtering"
 	usdtVarStrMax      = "str_max"
 	usdtVarWakeupBytes = "wakeup_bytes"
 )
@@ -122,6 +144,7 @@ type usdtMapSpecs struct {
 	Busy     *ebpf.MapSpec `ebpf:"busy"`
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Events   *ebpf.MapSpec `ebpf:"events"`
+	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
@@ -130,6 +153,7 @@ type usdtMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtVariableSpecs struct {
+	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -157,6 +181,7 @@ type usdtMaps struct {
 	Busy     *ebpf.Map `ebpf:"busy"`
 	Counters *ebpf.Map `ebpf:"counters"`
 	Events   *ebpf.Map `ebpf:"events"`
+	Filters  *ebpf.Map `ebpf:"filters"`
 	Scratch  *ebpf.Map `ebpf:"scratch"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
@@ -166,6 +191,7 @@ func (m *usdtMaps) Close() error {
 		m.Busy,
 		m.Counters,
 		m.Events,
+		m.Filters,
 		m.Scratch,
 		m.Sites,
 	)
@@ -175,6 +201,7 @@ func (m *usdtMaps) Close() error {
 //
 // It can be passed to loadUsdtObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtVariables struct {
+	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

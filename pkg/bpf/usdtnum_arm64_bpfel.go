@@ -18,9 +18,11 @@ import (
 const (
 	usdtnumMapCounters    = "counters"
 	usdtnumMapEvents      = "events"
+	usdtnumMapFilters     = "filters"
 	usdtnumMapSites       = "sites"
 	usdtnumProgUsdtMulti  = "usdt_multi"
 	usdtnumProgUsdtSingle = "usdt_single"
+	usdtnumVarFiltering   = "filtering"
 	usdtnumVarWakeupBytes = "wakeup_bytes"
 )
 
@@ -76,6 +78,7 @@ type usdtnumProgramSpecs struct {
 type usdtnumMapSpecs struct {
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Events   *ebpf.MapSpec `ebpf:"events"`
+	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
 
@@ -83,6 +86,7 @@ type usdtnumMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtnumVariableSpecs struct {
+	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
 
@@ -108,6 +112,7 @@ func (o *usdtnumObjects) Close() error {
 type usdtnumMaps struct {
 	Counters *ebpf.Map `ebpf:"counters"`
 	Events   *ebpf.Map `ebpf:"events"`
+	Filters  *ebpf.Map `ebpf:"filters"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
 
@@ -115,6 +120,7 @@ func (m *usdtnumMaps) Close() error {
 	return _UsdtnumClose(
 		m.Counters,
 		m.Events,
+		m.Filters,
 		m.Sites,
 	)
 }
@@ -123,6 +129,7 @@ func (m *usdtnumMaps) Close() error {
 //
 // It can be passed to loadUsdtnumObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtnumVariables struct {
+	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
 

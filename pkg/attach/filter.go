@@ -1,0 +1,39 @@
+package attach
+
+import (
+	"fmt"
+
+	"github.com/sdtkit/sdtkit/pkg/filter"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// compileFilter compiles e for each probe, by probe number, against the
+// arguments of its first site (its sites share types and names); nil
+// when e is nil. The error is a *filter.Error naming the probe.
+func compileFilter(e *filter.Expr, nprobes int, sites []*Site) ([]*filter.Program, error) {
+	if e == nil {
+		return nil, nil
+	}
+	progs := make([]*filter.Program, nprobes)
+	done := make([]bool, nprobes)
+	for _, s := range sites {
+		if done[s.ProbeIndex] {
+			continue
+		}
+		done[s.ProbeIndex] = true
+		fp := &filter.Probe{Name: fmt.Sprintf("%s:%v", s.Probe.Target.Name, s.Probe), Fields: s.Fields}
+		for _, a := range s.Args {
+			fa := filter.Arg{Name: a.Name, String: a.Type.Kind == probespec.String}
+			if a.Type.Kind == probespec.Int {
+				fa.Size, fa.Signed = a.Type.Size, a.Type.Signed
+			}
+			fp.Args = append(fp.Args, fa)
+		}
+		p, err := e.Compile(fp)
+		if err != nil {
+			return nil, err
+		}
+		progs[s.ProbeIndex] = p
+	}
+	return progs, nil
+}
