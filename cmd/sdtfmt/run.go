@@ -26,7 +26,8 @@ type formatter struct {
 	sum    summary
 	clock  eventtext.Clock // for the summaries
 	sites  *siteTable
-	recs   records // of sdtattach --count, --hist, --stats
+	recs   aggregate.Summary // of sdtattach --count, --hist, --stats
+	full   uint64            // hits the records report not counted: the map was full
 	lost   uint64
 	mu     sync.Mutex // guards sum against the --interval ticker
 	logger *log.Logger
@@ -146,7 +147,7 @@ func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) er
 	case event.KindLost:
 		if e.Provider != "" {
 			// Hits of an aggregation's probe that found its map full.
-			f.recs.lost += e.Lost
+			f.full += e.Lost
 			break
 		}
 		f.lost += e.Lost
@@ -159,7 +160,7 @@ func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) er
 			f.logger.Printf("line %d: %v", rd.Line(), perr)
 			return nil
 		}
-		err = f.recs.add(f.w, r)
+		err = f.recs.Add(f.w, r)
 	case event.KindSite:
 		s, perr := event.ParseSite(rd.Bytes())
 		if perr != nil {
@@ -187,12 +188,12 @@ func (f *formatter) finish() error {
 			f.logger.Printf("lost %d events: the summary leaves them out", f.lost)
 		}
 	}
-	f.recs.write(f.w, f.recs.written > 0)
-	if f.recs.unread > 0 {
-		f.logger.Printf("%d hits had a value that could not be read: the summary leaves them out", f.recs.unread)
+	f.recs.Write(f.w, f.recs.Written() > 0)
+	if f.recs.Unread > 0 {
+		f.logger.Printf("%d hits had a value that could not be read: the summary leaves them out", f.recs.Unread)
 	}
-	if f.recs.lost > 0 {
-		f.logger.Printf("%d hits were not counted (sdtattach's map of keys was full): the summary leaves them out", f.recs.lost)
+	if f.full > 0 {
+		f.logger.Printf("%d hits were not counted (sdtattach's map of keys was full): the summary leaves them out", f.full)
 	}
 	f.sites.flush()
 	if err := f.w.Flush(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"log"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
@@ -82,13 +83,13 @@ type sink interface {
 // that could not be read and the patterns that matched no probe, and
 // reports whether there were any.
 func listFiles(c *config, out sink, logger *log.Logger) (failed bool) {
-	all := newMatchCheck(c.patterns...)
-	var checks []*matchCheck
+	all := probe.NewPatternCheck(c.patterns...)
+	var checks []*probe.PatternCheck
 	for _, fa := range c.files {
 		pats, check := c.patterns, all
 		if fa.spec != nil {
 			pats = []probespec.Spec{*fa.spec}
-			check = newMatchCheck(pats...)
+			check = probe.NewPatternCheck(pats...)
 			checks = append(checks, check)
 		}
 		name, err := resolveFile(fa.name)
@@ -101,7 +102,7 @@ func listFiles(c *config, out sink, logger *log.Logger) (failed bool) {
 		}
 	}
 	for _, check := range append(checks, all) {
-		for _, err := range check.errs() {
+		for _, err := range check.Errs() {
 			cli.Print(logger, err)
 			failed = true
 		}
@@ -112,12 +113,12 @@ func listFiles(c *config, out sink, logger *log.Logger) (failed bool) {
 // listFile writes the matching probes of one file, and adds them to
 // check. A file with some bad notes still has its good probes listed
 // before the error is returned.
-func listFile(name string, pats []probespec.Spec, out sink, check *matchCheck) error {
+func listFile(name string, pats []probespec.Spec, out sink, check *probe.PatternCheck) error {
 	f, ferr := stapsdt.Open(name)
 	if f == nil {
 		return ferr
 	}
-	check.add(name, f.Sites)
+	check.Add(name, f.Sites)
 	var err error
 	if nd, ok := out.(*ndjson); ok && len(f.Sites) >= parallelMin {
 		err = nd.writeParallel(name, f, pats)

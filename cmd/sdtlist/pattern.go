@@ -5,9 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
-	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 // isPattern reports whether arg is a pattern (probespec.ParsePattern)
@@ -73,56 +71,4 @@ func matchAny(pats []probespec.Spec, provider, name string) bool {
 		}
 	}
 	return false
-}
-
-// A matchCheck records which patterns matched a probe of the files they
-// were applied to, so that each that matched none is an error, with the
-// closest probes, as sdtattach gives it.
-type matchCheck struct {
-	pats   []probespec.Spec
-	hit    []bool
-	files  []string
-	seen   map[[2]string]bool
-	probes []string // PROVIDER:NAME, each once
-}
-
-func newMatchCheck(pats ...probespec.Spec) *matchCheck {
-	return &matchCheck{pats: pats, hit: make([]bool, len(pats)), seen: make(map[[2]string]bool)}
-}
-
-// add records the probes of one file.
-func (m *matchCheck) add(file string, sites []stapsdt.Site) {
-	if len(m.pats) == 0 {
-		return
-	}
-	m.files = append(m.files, file)
-	for i := range sites {
-		p := &sites[i]
-		k := [2]string{p.Provider, p.Name}
-		if m.seen[k] {
-			continue
-		}
-		m.seen[k] = true
-		m.probes = append(m.probes, p.Provider+":"+p.Name)
-		for j, pat := range m.pats {
-			if !m.hit[j] && pat.Match(p.Provider, p.Name) {
-				m.hit[j] = true
-			}
-		}
-	}
-}
-
-// errs returns a *probe.NotFoundError for each pattern that matched no
-// probe of the files added.
-func (m *matchCheck) errs() []error {
-	var errs []error
-	if len(m.files) == 0 {
-		return nil // The files could not be read, which was reported.
-	}
-	for j, pat := range m.pats {
-		if !m.hit[j] {
-			errs = append(errs, &probe.NotFoundError{Spec: pat, Files: m.files, Probes: m.probes})
-		}
-	}
-	return errs
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -27,15 +25,15 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 		return err
 	}
 	matchers := make([]*process.PathMatcher, len(c.specs))
-	checks := make([]*matchCheck, len(c.specs))
+	checks := make([]*probe.PatternCheck, len(c.specs))
 	for i, s := range c.specs {
 		resolved, _ := probespec.Resolve(s.Path)
 		if matchers[i], err = process.NewPathMatcher(c.pid, s.Path, resolved); err != nil {
 			return fmt.Errorf("%v: %w", s, err)
 		}
-		checks[i] = newMatchCheck(s)
+		checks[i] = probe.NewPatternCheck(s)
 	}
-	all := newMatchCheck(c.patterns...)
+	all := probe.NewPatternCheck(c.patterns...)
 	mem, memErr := process.OpenMem(c.pid, false)
 	if memErr == nil {
 		defer mem.Close()
@@ -50,12 +48,12 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 			for i, s := range c.specs {
 				if matchers[i].Match(mf.Object) {
 					pats = append(pats[:len(pats):len(pats)], s)
-					checks[i].add(mf.Object.Path, mf.File.Sites)
+					checks[i].Add(mf.Object.Path, mf.File.Sites)
 				}
 			}
 		}
 		if mf.File != nil && len(mf.File.Sites) > 0 && (len(pats) > 0 || len(c.specs) == 0) {
-			all.add(mf.Object.Path, mf.File.Sites)
+			all.Add(mf.Object.Path, mf.File.Sites)
 			o := mf.Object
 			live := func(p *stapsdt.Site) *liveState {
 				return liveSite(c.pid, o, mf.File.Machine, mf.Data, mem, memErr, p)
@@ -70,14 +68,14 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 		}
 	}
 	for i, check := range checks {
-		if len(check.files) == 0 {
+		if check.Files() == 0 {
 			cli.Print(logger, fmt.Errorf("%v: process %d maps no %s", c.specs[i], c.pid, c.specs[i].Path))
 			failed = true
 		}
 	}
 	var errs []error
 	for _, check := range append(checks, all) {
-		errs = append(errs, check.errs()...)
+		errs = append(errs, check.Errs()...)
 	}
 	if failed {
 		errs = append(errs, fmt.Errorf("process %d: some mapped objects could not be listed", c.pid))
@@ -95,7 +93,9 @@ func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *
 		l.armedErr = fmt.Errorf("pc offset %#x is not mapped by the process", p.PCOffset)
 	} else {
 		l.addr = addr
-		l.armed, l.armedErr = armed(m, file, mem, memErr, p.PCOffset, addr)
+		if l.armedErr = memErr; memErr == nil {
+			l.armed, l.armedErr = mem.Armed(m, file, p.PCOffset, addr)
+		}
 		if l.armed {
 			l.owner, l.orphaned, l.ownerErr = owner(o, p.PCOffset)
 		}
@@ -119,15 +119,7 @@ func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *
 		l.semaphoreErr = memErr
 		return l
 	}
-	var b [2]byte
-	if _, err := mem.ReadAt(b[:], int64(addr)); err != nil {
-		l.semaphoreErr = err
-		return l
-	}
-	// The kernel and the probed program update the counter in the
-	// machine's own byte order, which is ours: sdtlist -p runs on the
-	// machine of the process.
-	l.semaphoreValue = binary.NativeEndian.Uint16(b[:])
+	l.semaphoreValue, l.semaphoreErr = mem.Semaphore(addr)
 	return l
 }
 
@@ -146,38 +138,4 @@ func owner(o *process.Object, off uint64) (string, bool, error) {
 		return "", false, fmt.Errorf("cannot tell whether a uprobe owns it: %w", errors.Join(set.Unseen...))
 	}
 	return "", true, nil
-}
-
-// armed reports whether a tracer has patched the site: the instruction in
-// memory is the kernel's uprobe breakpoint, or differs from the file (some
-// kernels rewrite a probed instruction into a call after the first hit).
-func armed(m elf.Machine, file io.ReaderAt, mem *process.Mem, memErr error, off, addr uint64) (bool, error) {
-	if memErr != nil {
-		return false, memErr
-	}
-	var live, orig [4]byte
-	if _, err := mem.ReadAt(live[:], int64(addr)); err != nil {
-		return false, err
-	}
-	if process.IsBreakpoint(live[:], m) {
-		return true, nil
-	}
-	n, err := file.ReadAt(orig[:], int64(off))
-	if n < len(orig) && err != nil {
-		return false, fmt.Errorf("read site at file offset %#x: %w", off, err)
-	}
-	k := insnLen(m)
-	return !bytes.Equal(live[:k], orig[:k]), nil
-}
-
-// insnLen is the length of the nop sys/sdt.h places at a probe site, so
-// that a probe on the next instruction is not taken for one on this site.
-func insnLen(m elf.Machine) int {
-	switch m {
-	case elf.EM_X86_64, elf.EM_386:
-		return 1
-	case elf.EM_RISCV:
-		return 2 // c.nop with the C extension
-	}
-	return 4
 }

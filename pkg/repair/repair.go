@@ -1,7 +1,6 @@
 package repair
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -234,9 +233,8 @@ func scan(mf *probe.MappedFile, mem *process.Mem, match func(string, string) boo
 				sema = addr
 				if sems[addr] == nil {
 					s := &semState{file: obj.Path, provider: p.Provider, name: p.Name}
-					var b [2]byte
-					if _, err := mem.ReadAt(b[:], int64(addr)); err == nil {
-						s.value = binary.NativeEndian.Uint16(b[:])
+					if v, err := mem.Semaphore(addr); err == nil {
+						s.value = v
 					}
 					sems[addr] = s
 				}
