@@ -181,15 +181,7 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 		return nil, err
 	}
 	ag := &Aggregator{prog: prog, plan: p, agg: *a, probes: probes, stopping: make(chan struct{}), closing: make(chan struct{})}
-	if o.PID != 0 {
-		go func() {
-			select {
-			case <-exitOf(ag.closing, o.PID):
-				ag.Stop()
-			case <-ag.closing:
-			}
-		}()
-	}
+	stopOnExit(o.PID, ag.closing, ag.Stop)
 	return ag, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
-
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/probespec"

@@ -9,6 +9,21 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
+// stopOnExit calls stop when process pid exits, unless closing is closed
+// first. It does nothing for pid 0, no process.
+func stopOnExit(pid int, closing <-chan struct{}, stop func()) {
+	if pid == 0 {
+		return
+	}
+	go func() {
+		select {
+		case <-exitOf(closing, pid):
+			stop()
+		case <-closing:
+		}
+	}()
+}
+
 // exitOf returns a channel that is closed when process pid exits. It
 // stops watching when done is closed.
 func exitOf(done <-chan struct{}, pid int) <-chan struct{} {

@@ -47,15 +47,7 @@ type Tracer struct {
 func newTracer(prog *bpf.Program, p *Plan) *Tracer {
 	t := newTracerState(p)
 	t.prog = prog
-	if p.opts.PID != 0 {
-		go func() {
-			select {
-			case <-exitOf(t.closing, p.opts.PID):
-				t.Stop()
-			case <-t.closing:
-			}
-		}()
-	}
+	stopOnExit(p.opts.PID, t.closing, t.Stop)
 	return t
 }
 

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdtkit/sdtkit/internal/testdemo"
+	"golang.org/x/sys/unix"
 
+	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
-	"golang.org/x/sys/unix"
 )
 
 // demo is a private copy of the demo fixture: its probes are attached by

@@ -2,11 +2,10 @@ package event
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-
-	"encoding/json"
 )
 
 // ErrNotRecord is returned for a JSON object that is neither an event, a

@@ -1,9 +1,8 @@
 package event
 
 import (
-	"strconv"
-
 	"encoding/json"
+	"strconv"
 )
 
 // A Semaphore is one semaphore of a probe in a process, as sdtsema prints

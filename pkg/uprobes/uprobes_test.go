@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
-
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
