@@ -14,12 +14,15 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-// aggConfig is --count, --hist, --stats and what goes with them.
+// aggConfig is --count, --hist, --stats, --latency and what goes with
+// them.
 type aggConfig struct {
 	count       bool
 	hist, stats string
+	latency     string
 	by          string
 	interval    time.Duration
 	maxKeys     int
@@ -31,9 +34,10 @@ func (a *aggConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&a.count, "count", false, "count hits per probe (and --by key) in the kernel; write counts, not events")
 	fs.StringVar(&a.hist, "hist", "", "draw a log2 histogram of `ARG` (argN or a --types field) per probe in the kernel")
 	fs.StringVar(&a.stats, "stats", "", "keep the count, sum, min, max and mean of `ARG` per probe in the kernel")
-	fs.StringVar(&a.by, "by", "", "group --count, --hist or --stats by `KEY[,KEY...]`: pid, tid, comm, argN, a field")
-	fs.DurationVar(&a.interval, "interval", 0, "with --count, --hist or --stats: write and reset every `D`, such as 1s")
-	fs.IntVar(&a.maxKeys, "max-keys", bpf.DefaultMaxKeys, "count at most `N` keys (with --hist, key and bucket pairs) per interval")
+	fs.StringVar(&a.latency, "latency", "", "draw a log2 histogram of the ns from each START hit to the next END hit of the same KEY (the thread if not given), `START,END[,KEY]`, in the kernel")
+	fs.StringVar(&a.by, "by", "", "group --count, --hist, --stats or --latency by `KEY[,KEY...]`: pid, tid, comm, argN, a field")
+	fs.DurationVar(&a.interval, "interval", 0, "with --count, --hist, --stats or --latency: write and reset every `D`, such as 1s")
+	fs.IntVar(&a.maxKeys, "max-keys", bpf.DefaultMaxKeys, "count at most `N` keys (with --hist and --latency, key and bucket pairs) per interval; with --latency, at most N STARTs wait")
 }
 
 // parse checks the flags set and parses their keys; the error is the
@@ -56,6 +60,18 @@ func (a *aggConfig) parse(set map[string]bool) error {
 			return fmt.Errorf("--%s %s: want argN or a field name", f.name, cli.Shown(f.val))
 		}
 	}
+	if set["latency"] {
+		a.agg.Mode, modes = bpf.AggLatency, modes+1
+		parts := probespec.SplitList(a.latency)
+		if len(parts) < 2 || len(parts) > 3 {
+			return fmt.Errorf("--latency %s: want START,END[,KEY]", cli.Shown(a.latency))
+		}
+		if len(parts) == 3 {
+			if a.agg.Pair, err = aggregate.ParseKey(parts[2]); err != nil {
+				return fmt.Errorf("--latency %s: %s: %w", cli.Shown(a.latency), cli.Shown(parts[2]), err)
+			}
+		}
+	}
 	if set["by"] {
 		if a.agg.By, err = aggregate.ParseKeys(a.by); err != nil {
 			return fmt.Errorf("--by: %w", err)
@@ -64,15 +80,42 @@ func (a *aggConfig) parse(set map[string]bool) error {
 	a.agg.MaxKeys = a.maxKeys
 	switch {
 	case modes > 1:
-		return errors.New("--count, --hist and --stats exclude each other")
+		return errors.New("--count, --hist, --stats and --latency exclude each other")
 	case modes == 0 && (set["by"] || set["interval"] || set["max-keys"]):
-		return errors.New("--by, --interval and --max-keys need --count, --hist or --stats")
+		return errors.New("--by, --interval and --max-keys need --count, --hist, --stats or --latency")
 	case set["interval"] && a.interval <= 0:
 		return fmt.Errorf("--interval %v: not a positive duration", a.interval)
 	case a.maxKeys < 1 || a.maxKeys > bpf.MaxKeys:
 		return fmt.Errorf("--max-keys %d: not in [1, %d]", a.maxKeys, bpf.MaxKeys)
 	}
 	return nil
+}
+
+// latencyProbes parses START and END of --latency. With PROBEs given,
+// they are patterns over the probes attached, PROVIDER:NAME or NAME;
+// without, they are the PROBEs to attach, which it returns (one when
+// they are the same).
+func (a *aggConfig) latencyProbes(probes bool) ([]string, error) {
+	parse := probespec.Parse
+	if probes {
+		parse = probespec.ParsePattern
+	}
+	parts := probespec.SplitList(a.latency)[:2]
+	specs := make([]probespec.Spec, 2)
+	for i, p := range parts {
+		var err error
+		if specs[i], err = parse(p); err != nil {
+			return nil, fmt.Errorf("--latency %s: %w", cli.Shown(a.latency), err)
+		}
+	}
+	a.agg.Start, a.agg.End = specs[0], specs[1]
+	switch {
+	case probes:
+		return nil, nil
+	case parts[0] == parts[1]:
+		return parts[:1], nil
+	}
+	return parts, nil
 }
 
 // aggregateRun aggregates in the kernel and writes a record per probe

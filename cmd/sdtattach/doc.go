@@ -1,7 +1,7 @@
 /*
 Sdtattach attaches to USDT probes and writes one JSON object per probe hit
-per line (NDJSON) on standard output, or with --count, --hist or --stats,
-one per probe and key, counted in the kernel.
+per line (NDJSON) on standard output, or with --count, --hist, --stats or
+--latency, one per probe and key, counted in the kernel.
 
 Usage:
 
@@ -101,20 +101,33 @@ killed. Flags may come before or after the probes:
 	--stats ARG
 		Keep the count, sum, least, greatest and mean of ARG per probe
 		(and --by key) in the kernel.
+	--latency START,END[,KEY]
+		Pair each hit of a START probe with the next hit of an END probe
+		that has the same KEY (pid, tid, comm, argN or a --types field,
+		a number or a string; the thread if not given), in the kernel,
+		and draw a log2 histogram and stats of the nanoseconds between
+		per END probe (and --by key, read at the END), as bpftrace's
+		@s[tid] = nsecs; ... hist(nsecs - @s[tid]) does. Without PROBEs,
+		START and END are the PROBEs to attach, in PROBE's syntax; with
+		PROBEs, they are patterns over the probes attached, PROVIDER:NAME
+		or NAME, and each probe must be START, END or both (see
+		Latencies below).
 	--by KEY[,KEY...]
-		Group --count, --hist or --stats by up to 8 keys: pid, tid,
+		Group --count, --hist, --stats or --latency by up to 8 keys: pid, tid,
 		comm, argN, or a --types field; an argument typed str (or
 		declared char * in the --types file) is grouped by its string,
 		cut at --strlen bytes.
 	--interval D
-		With --count, --hist or --stats: write the records and start
-		anew every D, such as 1s. Without it, they are written once, at
-		exit.
+		With --count, --hist, --stats or --latency: write the records
+		and start anew every D, such as 1s. Without it, they are written
+		once, at exit.
 	--max-keys N
-		With --count, --hist or --stats: count at most N keys per
-		interval (default 10240; with --hist a key takes one entry per
-		bucket that holds values). Hits of a new key that find the map
-		full are counted, per probe, and reported as lost.
+		With --count, --hist, --stats or --latency: count at most N keys
+		per interval (default 10240; with --hist and --latency a key
+		takes one entry per bucket that holds values), and with
+		--latency let at most N STARTs wait for their END. Hits of a new
+		key that find the map full, and STARTs that find no room to
+		wait, are counted, per probe, and reported as lost.
 	-h
 		Print the usage and exit.
 
@@ -145,7 +158,7 @@ an attached probe is either written or counted as lost.
 
 # Aggregations
 
-With --count, --hist or --stats no event leaves the kernel: every hit
+With --count, --hist, --stats or --latency no event leaves the kernel: every hit
 adds to the entry of its probe and key in a map, and at the end of
 every --interval, and at exit (on SIGINT, SIGTERM or SIGHUP, at the -d
 duration, or when the -p process exits, after detaching), sdtattach
@@ -171,21 +184,58 @@ pkg/aggregate (see its documentation), with these fields in this order:
 	sum, min, max, mean
 	          with --stats, of the values (mean rounded toward zero)
 
+and for --latency (see Latencies below) these, after name:
+
+	latency   the KEY STARTs and ENDs pair by
+	from      in the record of an END probe: START as given
+	to        in the record of a START probe: END as given
+	by        in the record of an END probe, with --by
+	count     END: the pairs it ended; START: its hits
+	unread    hits whose KEY (or --by key) could not be read
+	pending   START: the STARTs waiting for their END when the
+	          interval ended
+	unmatched END: the hits that found no START waiting
+	buckets   END: the latencies in nanoseconds, as for --hist
+	sum, min, max, mean
+	          END: of the latencies, when count > 0
+
 For example:
 
 	{"ts":1718000000123456789,"provider":"fire","name":"hit","by":{"pid":42},"count":1000000}
 	{"ts":...,"provider":"fire","name":"hit","hist":"arg0","count":3,"buckets":[{"lo":0,"hi":1,"count":1},{"lo":2,"hi":4,"count":2}]}
+	{"ts":...,"provider":"app","name":"begin","latency":"tid","to":"app:end","count":6,"pending":1}
+	{"ts":...,"provider":"app","name":"end","latency":"tid","from":"app:begin","count":5,"unmatched":1,
+	 "buckets":[{"lo":4194304,"hi":8388608,"count":5}],"sum":23000000,"min":4400000,"max":4800000,"mean":4600000}
 
 Hits of a new key that find the map full (see --max-keys) are counted,
 and written as {"ts":..,"provider":..,"name":..,"lost":N} after the
 probe's other records. The summary on standard error gives the hits
-counted and lost. sdtfmt renders these lines as it renders its -c and
---hist summaries. A key or ARG that a probe does not have (an argN past
+counted and lost. sdtfmt renders these lines as it renders its -c,
+--hist and --latency summaries. A key or ARG that a probe does not have (an argN past
 its last argument, a field its --types declaration lacks), or a string
 as ARG, is an error before anything is attached, which names the key
 and the probe, with exit status 2. A key takes at most 184 bytes (120
 on arm64): 8 per number, 16 for comm, and --strlen plus one, rounded up
-to 8, per string.
+to 8, per string; so does the KEY of --latency.
+
+# Latencies
+
+--latency START,END[,KEY] keeps, in the kernel, the time of each START
+hit in a map under its KEY, which replaces a START of the same KEY still
+waiting. An END hit takes the START waiting under its own KEY out of the
+map and adds the time between, in nanoseconds, to the histogram of the
+END probe and --by key; an END that finds none is counted as unmatched,
+unless its probe is a START too, which then only waits. A START waits
+across intervals, so a pair is counted in the interval of its END; the
+STARTs still waiting at exit are the pending of the last records. Two
+ENDs of one KEY on two CPUs at once take a START once; a START of a KEY
+that comes between an END's taking of the START of that KEY and its
+removal from the map (a few instructions, on another CPU) is lost to it,
+which pairing by thread, the default, rules out.
+
+	sdtattach -p 4242 --latency postgresql:query__start,postgresql:query__done
+	sdtattach --latency ./server:app:begin,./server:app:end,arg0 --by comm
+	sdtattach -p 4242 --latency begin,end,id --types app.d 'app:*'
 
 # Filters
 

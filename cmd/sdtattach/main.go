@@ -109,7 +109,14 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("%v", err)
 	}
 	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {
-		return usage("-n and --attach-only do not apply to --count, --hist or --stats")
+		return usage("-n and --attach-only do not apply to --count, --hist, --stats or --latency")
+	}
+	if set["latency"] {
+		more, err := c.agg.latencyProbes(len(probes) > 0)
+		if err != nil {
+			return usage("%v", err)
+		}
+		probes = append(probes, more...)
 	}
 	if len(probes) == 0 {
 		fmt.Fprint(stderr, "sdtattach: no PROBE\n")

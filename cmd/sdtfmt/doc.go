@@ -145,12 +145,16 @@ error.
 
 # Aggregate records
 
-The records of sdtattach --count, --hist and --stats (see package
+The records of sdtattach --count, --hist, --stats and --latency (see package
 pkg/aggregate), which count in the kernel, are rendered whatever the
 flags: the records of one interval (one ts) as one summary, counts as
 -c writes them, histograms as --hist does, with a column or a title
 part per --by key, and stats as a table of PROBE, the --by keys, COUNT,
-SUM, MIN, MAX and MEAN under the title "stats of KEY". When another
+SUM, MIN, MAX and MEAN under the title "stats of KEY", and latencies as
+--latency writes them, one per END probe and --by key, titled "FROM ->
+PROVIDER:NAME[, KEY VALUE...] by KEY", with the STARTs still waiting
+counted in the one latency's text, or on a line of their own when there
+are several. When another
 interval follows, a summary is headed by the time of its end,
 [15:04:05], and followed by a blank line. Hits the records report lost
 (the map of keys was full) or whose value could not be read are counted

@@ -61,7 +61,7 @@
 //
 // # Records
 //
-// sdtattach --count, --hist and --stats aggregate in the kernel and write
+// sdtattach --count, --hist, --stats and --latency aggregate in the kernel and write
 // a Record per probe and key per interval, one JSON object per line:
 //
 //	{"ts":1718000000123456789,"provider":"fire","name":"hit","by":{"pid":42},"count":1000000}
@@ -69,6 +69,9 @@
 //	 "buckets":[{"lo":0,"hi":1,"count":1},{"lo":2,"hi":4,"count":2}]}
 //	{"ts":...,"provider":"fire","name":"hit","stats":"arg0","count":3,"sum":6,"min":1,"max":3,"mean":2}
 //	{"ts":...,"provider":"fire","name":"hit","lost":5}
+//	{"ts":...,"provider":"app","name":"begin","latency":"tid","to":"app:end","count":6,"pending":1}
+//	{"ts":...,"provider":"app","name":"end","latency":"tid","from":"app:begin","count":5,"unmatched":1,
+//	 "buckets":[{"lo":4194304,"hi":8388608,"count":5}],"sum":23000000,"min":4400000,"max":4800000,"mean":4600000}
 //
 // The fields, in this order:
 //
@@ -78,16 +81,23 @@
 //	name      the probe's name, as in its note
 //	hist      a histogram: the key of the value drawn (argN or a field)
 //	stats     stats: the key of the value (argN or a field)
+//	latency   a latency: the key its STARTs and ENDs pair by
+//	from      in the record of a latency's END probe: the START pattern
+//	to        in the record of a latency's START probe: the END pattern
 //	by        the keys grouped by, in the order given, and their values:
 //	          a number, a string (comm, a string argument) or null when
 //	          it could not be read; absent when not grouped
-//	count     the hits; for a histogram or stats, the values counted
+//	count     the hits; for a histogram or stats, the values counted;
+//	          for a latency's END, the pairs it ended
 //	unread    hits whose value could not be read, left out of count;
 //	          absent when 0
-//	buckets   a histogram's buckets that hold values, in order, as
+//	pending   a latency's START: the STARTs waiting at the interval's end
+//	unmatched a latency's END: the ENDs that found no START waiting
+//	buckets   a histogram's (or a latency END's, in ns) buckets that hold values, in order, as
 //	          Histogram.Buckets gives them (lo inclusive, hi exclusive)
 //	sum, min, max, mean
-//	          stats, when count > 0; mean as Stats.Mean computes it
+//	          stats (of a latency END's latencies), when count > 0; mean
+//	          as Stats.Mean computes it
 //	lost      in a record of its own per probe: hits that were not
 //	          counted because the map of keys was full
 //
@@ -99,7 +109,8 @@
 // # Text
 //
 // WriteCounts, WriteHistograms, WriteStats and Latency.WriteText write a
-// summary as sdtfmt -c, --hist and --latency do; see sdtfmt's
+// summary as sdtfmt -c, --hist and --latency do, and a Summary the records
+// of an interval the same way; see sdtfmt's
 // documentation for the layout. The first three take several keys to
 // group by, whose values a Group holds separated by NUL bytes.
 package aggregate

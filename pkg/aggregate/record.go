@@ -33,8 +33,20 @@ type Record struct {
 	// Sum, Min, Max and Mean are those of Stats, when Count > 0.
 	Sum, Min, Max, Mean int64
 	// Lost, in a record that has no other count, says that Lost hits of
-	// the probe were not counted: the map of keys was full.
+	// the probe were not counted: the map of keys was full (or, for a
+	// START of a latency, the map of STARTs waiting).
 	Lost uint64
+
+	// Latency, in the records of a latency, is the key STARTs and ENDs
+	// pair by. The record of an END probe (Start false) holds the pairs
+	// it ended: Count, Buckets and the stats of their latencies in
+	// nanoseconds, From (the START pattern) and the ENDs Unmatched. The
+	// record of a START probe holds its hits in Count, To (the END
+	// pattern) and the STARTs Pending when the interval ended.
+	Latency            Key
+	Start              bool
+	From, To           string
+	Unmatched, Pending uint64
 }
 
 // A KeyValue is a key grouped by and its value: an integer, a string,
@@ -103,6 +115,17 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = append(b, `,"stats":`...)
 		b = jsonenc.AppendString(b, r.Stats.String())
 	}
+	if r.Latency != (Key{}) {
+		b = append(b, `,"latency":`...)
+		b = jsonenc.AppendString(b, r.Latency.String())
+		if r.Start {
+			b = append(b, `,"to":`...)
+			b = jsonenc.AppendString(b, r.To)
+		} else {
+			b = append(b, `,"from":`...)
+			b = jsonenc.AppendString(b, r.From)
+		}
+	}
 	if len(r.By) > 0 {
 		b = append(b, `,"by":{`...)
 		for i, kv := range r.By {
@@ -125,23 +148,19 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = append(b, `,"unread":`...)
 		b = strconv.AppendUint(b, r.Unread, 10)
 	}
+	latency := r.Latency != (Key{})
 	switch {
-	case r.Hist != (Key{}):
-		b = append(b, `,"buckets":[`...)
-		for i, bk := range r.Buckets {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"lo":`...)
-			b = append(b, bk.Lo...)
-			b = append(b, `,"hi":`...)
-			b = append(b, bk.Hi...)
-			b = append(b, `,"count":`...)
-			b = strconv.AppendUint(b, bk.Count, 10)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	case r.Stats != (Key{}) && r.Count > 0:
+	case latency && r.Start:
+		b = append(b, `,"pending":`...)
+		b = strconv.AppendUint(b, r.Pending, 10)
+	case latency:
+		b = append(b, `,"unmatched":`...)
+		b = strconv.AppendUint(b, r.Unmatched, 10)
+	}
+	if (r.Hist != (Key{}) || latency) && !r.Start {
+		b = appendBuckets(b, r.Buckets)
+	}
+	if (r.Stats != (Key{}) || latency && !r.Start) && r.Count > 0 {
 		for _, f := range []struct {
 			name string
 			v    int64
@@ -153,6 +172,24 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		}
 	}
 	return append(b, '}')
+}
+
+// appendBuckets appends the field "buckets".
+func appendBuckets(b []byte, buckets []Bucket) []byte {
+	b = append(b, `,"buckets":[`...)
+	for i, bk := range buckets {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"lo":`...)
+		b = append(b, bk.Lo...)
+		b = append(b, `,"hi":`...)
+		b = append(b, bk.Hi...)
+		b = append(b, `,"count":`...)
+		b = strconv.AppendUint(b, bk.Count, 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // appendValue appends a key's value: a number, a string, or null.
@@ -175,7 +212,7 @@ func appendValue(b []byte, v event.Value) []byte {
 type RecordWriter struct {
 	w    io.Writer
 	buf  []byte
-	Hits uint64 // Count and Unread of the records written
+	Hits uint64 // Count, Unread and Unmatched of the records written
 	Lost uint64
 }
 
@@ -186,7 +223,7 @@ func NewRecordWriter(w io.Writer) *RecordWriter { return &RecordWriter{w: w} }
 func (rw *RecordWriter) Write(recs []Record) error {
 	for i := range recs {
 		r := &recs[i]
-		rw.Hits, rw.Lost = rw.Hits+r.Count+r.Unread, rw.Lost+r.Lost
+		rw.Hits, rw.Lost = rw.Hits+r.Count+r.Unread+r.Unmatched, rw.Lost+r.Lost
 		rw.buf = append(r.AppendJSON(rw.buf[:0]), '\n')
 		if _, err := rw.w.Write(rw.buf); err != nil {
 			return err
@@ -214,6 +251,12 @@ type recordJSON struct {
 	Max      int64           `json:"max"`
 	Mean     int64           `json:"mean"`
 	Lost     *uint64         `json:"lost"`
+
+	Latency   string  `json:"latency"`
+	From      string  `json:"from"`
+	To        *string `json:"to"`
+	Unmatched uint64  `json:"unmatched"`
+	Pending   uint64  `json:"pending"`
 }
 
 // ErrNotRecord is the error of ParseRecord for JSON that is no Record.
@@ -229,7 +272,11 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%w: want ts, provider, name, and count or lost", ErrNotRecord)
 	}
 	*r = Record{TS: *j.TS, Provider: *j.Provider, Name: *j.Name, Unread: j.Unread, Buckets: j.Buckets,
-		Sum: j.Sum, Min: j.Min, Max: j.Max, Mean: j.Mean}
+		Sum: j.Sum, Min: j.Min, Max: j.Max, Mean: j.Mean,
+		From: j.From, Start: j.To != nil, Unmatched: j.Unmatched, Pending: j.Pending}
+	if j.To != nil {
+		r.To = *j.To
+	}
 	if j.Count != nil {
 		r.Count = *j.Count
 	} else {
@@ -244,6 +291,11 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	if j.Stats != "" {
 		if r.Stats, err = ParseKey(j.Stats); err != nil {
 			return fmt.Errorf("stats %q: %w", j.Stats, err)
+		}
+	}
+	if j.Latency != "" {
+		if r.Latency, err = ParseKey(j.Latency); err != nil {
+			return fmt.Errorf("latency %q: %w", j.Latency, err)
 		}
 	}
 	for _, bk := range r.Buckets {

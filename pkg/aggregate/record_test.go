@@ -52,6 +52,20 @@ func TestRecordJSON(t *testing.T) {
 			Record{TS: 6, Provider: "p", Name: "n", Lost: 12},
 			`{"ts":6,"provider":"p","name":"n","lost":12}`,
 		},
+		{
+			Record{TS: 7, Provider: "app", Name: "begin", Latency: Key{Kind: KeyTID}, Start: true, To: "app:end", Count: 6, Pending: 1},
+			`{"ts":7,"provider":"app","name":"begin","latency":"tid","to":"app:end","count":6,"pending":1}`,
+		},
+		{
+			Record{TS: 8, Provider: "app", Name: "end", Latency: Key{Kind: KeyArg}, From: "begin", By: []KeyValue{{pid, event.Value{Kind: event.Uint, Uint: 42}}},
+				Count: 2, Unmatched: 3, Buckets: []Bucket{{Lo: "4194304", Hi: "8388608", Count: 2}}, Sum: 9000000, Min: 4400000, Max: 4600000, Mean: 4500000},
+			`{"ts":8,"provider":"app","name":"end","latency":"arg0","from":"begin","by":{"pid":42},"count":2,"unmatched":3,` +
+				`"buckets":[{"lo":4194304,"hi":8388608,"count":2}],"sum":9000000,"min":4400000,"max":4600000,"mean":4500000}`,
+		},
+		{
+			Record{TS: 9, Provider: "app", Name: "end", Latency: Key{Kind: KeyTID}, From: "app:begin", Unmatched: 1, Buckets: []Bucket{}},
+			`{"ts":9,"provider":"app","name":"end","latency":"tid","from":"app:begin","count":0,"unmatched":1,"buckets":[]}`,
+		},
 	} {
 		got := string(tt.r.AppendJSON(nil))
 		if got != tt.want {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/termtext"
 )
 
 // A Summary writes Records as WriteCounts, WriteHistograms and
@@ -18,6 +20,9 @@ type Summary struct {
 	counts  map[Group]uint64
 	hists   map[Group]*Histogram
 	stats   map[Group]*Stats
+	lats    map[Group]*Latency // by END probe and key
+	from    map[Group]string   // the START pattern of each
+	pending uint64             // STARTs waiting, of every START probe
 	by      []Key
 	of      Key
 	// Unread counts the hits the records report with a value that could
@@ -37,8 +42,14 @@ func (s *Summary) Add(w io.Writer, r *Record) error {
 		s.counts = make(map[Group]uint64)
 		s.hists = make(map[Group]*Histogram)
 		s.stats = make(map[Group]*Stats)
+		s.lats = make(map[Group]*Latency)
+		s.from = make(map[Group]string)
+		s.pending = 0
 	}
-	s.ts, s.n, s.by = r.TS, s.n+1, r.Keys()
+	s.ts, s.n = r.TS, s.n+1
+	if r.Lost == 0 && !r.Start {
+		s.by = r.Keys() // lost records and STARTs have none
+	}
 	s.Unread += r.Unread
 	g := r.Group()
 	switch {
@@ -63,6 +74,21 @@ func (s *Summary) Add(w io.Writer, r *Record) error {
 			s.stats[g] = st
 		}
 		st.Merge(r.StatsOf())
+	case r.Latency != Key{} && r.Start:
+		s.pending += r.Pending
+	case r.Latency != Key{}:
+		l := s.lats[g]
+		if l == nil {
+			l = &Latency{Key: r.Latency}
+			s.lats[g], s.from[g] = l, termtext.String(r.From)
+		}
+		if h, ok := r.Histogram(); ok {
+			for i := range NumBuckets {
+				l.Hist.AddCount(i, h.Count(i))
+			}
+		}
+		l.Stats.Merge(r.StatsOf())
+		l.Unmatched += r.Unmatched
 	case r.Lost == 0:
 		s.counts[g] += r.Count
 	}
@@ -85,6 +111,9 @@ func (s *Summary) Write(w io.Writer, head bool) error {
 	if err == nil {
 		err = WriteStats(w, s.stats, s.of, s.by...)
 	}
+	if err == nil {
+		err = s.writeLatencies(w)
+	}
 	if head {
 		io.WriteString(w, "\n")
 	}
@@ -95,3 +124,34 @@ func (s *Summary) Write(w io.Writer, head bool) error {
 
 // Written returns the number of summaries written.
 func (s *Summary) Written() int { return s.written }
+
+// writeLatencies writes the latencies of each END probe and key as
+// Latency.WriteText does, and the STARTs still waiting: in the text of
+// the one latency, or on a line of their own when there are several,
+// since the keys grouped by are read at ENDs.
+func (s *Summary) writeLatencies(w io.Writer) error {
+	gs := SortedGroups(s.lats)
+	for i, g := range gs {
+		if i > 0 {
+			io.WriteString(w, "\n")
+		}
+		l := s.lats[g]
+		if len(gs) == 1 {
+			l.Pending = s.pending
+		}
+		end := g.Probe()
+		if len(s.by) > 0 {
+			for j, v := range g.Values() {
+				end += ", " + s.by[j].String() + " " + v
+			}
+		}
+		if err := l.WriteText(w, s.from[g], end, nil); err != nil {
+			return err
+		}
+	}
+	if len(gs) != 1 && s.pending > 0 {
+		_, err := fmt.Fprintf(w, "%d START without END yet\n", s.pending)
+		return err
+	}
+	return nil
+}

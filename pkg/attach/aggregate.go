@@ -27,8 +27,35 @@ type Aggregation struct {
 	// comm, arguments and fields, numbers or strings.
 	By []aggregate.Key
 	// MaxKeys is the most entries an interval keeps
-	// (bpf.DefaultMaxKeys if 0); see bpf.Aggregation.
+	// (bpf.DefaultMaxKeys if 0), and the most STARTs of a latency that
+	// wait for their END; see bpf.Aggregation.
 	MaxKeys int
+
+	// Start and End select, for bpf.AggLatency, the probes of the plan
+	// whose hits start and end a pair, by provider and name
+	// (probespec.Spec.Match): each probe must be one or the other, or
+	// both. By is read at ENDs.
+	Start, End probespec.Spec
+	// Pair is the key STARTs and ENDs pair by, for bpf.AggLatency: pid,
+	// tid (if zero), comm, an argument or a field, a number or a string.
+	Pair aggregate.Key
+}
+
+// pairKey returns the key STARTs and ENDs pair by.
+func (a *Aggregation) pairKey() aggregate.Key {
+	if a.Pair == (aggregate.Key{}) {
+		return aggregate.Key{Kind: aggregate.KeyTID}
+	}
+	return a.Pair
+}
+
+// spelled returns a pattern of --latency as a record names it:
+// PROVIDER:NAME, or NAME for a pattern of any provider.
+func spelled(s probespec.Spec) string {
+	if s.AnyProvider {
+		return s.Name
+	}
+	return s.Provider + ":" + s.Name
 }
 
 // A KeyError reports a key or value of an Aggregation that a probe does
@@ -55,6 +82,10 @@ type probeArgs struct {
 	types []probespec.Type // by key part
 }
 
+// startOnly reports whether the probe's hits are STARTs of a latency and
+// not ENDs: their entries have no key parts.
+func (pa *probeArgs) startOnly() bool { return pa.bpf.Start && !pa.bpf.End }
+
 // CheckAggregation reports the first key or value of a that a probe of
 // the plan does not have as a *KeyError: an argument past the probe's
 // last, a field that its --types declaration lacks, a string as the value
@@ -68,7 +99,8 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 	if len(a.By) > bpf.MaxKeyParts {
 		return nil, &KeyError{Key: a.By[bpf.MaxKeyParts].String(), Err: fmt.Errorf("more than %d keys", bpf.MaxKeyParts)}
 	}
-	if a.Mode != bpf.AggCount && a.Of == (aggregate.Key{}) {
+	hasValue := a.Mode == bpf.AggHist || a.Mode == bpf.AggStats
+	if hasValue && a.Of == (aggregate.Key{}) {
 		return nil, errors.New("a histogram or stats without a value")
 	}
 	first := make([]*Site, len(p.Probes))
@@ -83,7 +115,15 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 			continue // no site attached
 		}
 		pa := &probes[i]
-		if a.Mode != bpf.AggCount {
+		if a.Mode == bpf.AggLatency {
+			if err := latencyProbe(a, s, pa); err != nil {
+				return nil, err
+			}
+			if pa.startOnly() {
+				continue // no key is read at STARTs
+			}
+		}
+		if hasValue {
 			j, t, err := argOf(a.Of, s)
 			if err == nil && t.Kind == probespec.String {
 				err = errors.New("a string, not a number")
@@ -111,7 +151,46 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 			pa.types = append(pa.types, t)
 		}
 	}
+	if a.Mode == bpf.AggLatency {
+		return probes, checkRoles(a, probes)
+	}
 	return probes, nil
+}
+
+// latencyProbe sets the role of the probe of site s in a latency, and
+// the argument of its pairing key.
+func latencyProbe(a *Aggregation, s *Site, pa *probeArgs) error {
+	pr := s.Probe
+	pa.bpf.Start, pa.bpf.End = a.Start.Match(pr.Provider, pr.Name), a.End.Match(pr.Provider, pr.Name)
+	if !pa.bpf.Start && !pa.bpf.End {
+		return &KeyError{Key: "--latency " + spelled(a.Start) + "," + spelled(a.End), Probe: pr, Err: errors.New("the probe is neither START nor END")}
+	}
+	k := a.pairKey()
+	if k.Kind != aggregate.KeyArg && k.Kind != aggregate.KeyField {
+		return nil
+	}
+	j, t, err := argOf(k, s)
+	if err != nil {
+		return &KeyError{Key: k.String(), Probe: pr, Err: err}
+	}
+	pa.bpf.Pair = numberArg(j, t)
+	pa.bpf.Pair.String = t.Kind == probespec.String
+	return nil
+}
+
+// checkRoles reports a latency without a START or an END probe.
+func checkRoles(a *Aggregation, probes []probeArgs) error {
+	var start, end bool
+	for _, pa := range probes {
+		start, end = start || pa.bpf.Start, end || pa.bpf.End
+	}
+	switch {
+	case !start:
+		return &KeyError{Key: spelled(a.Start), Err: errors.New("START matches no probe attached")}
+	case !end:
+		return &KeyError{Key: spelled(a.End), Err: errors.New("END matches no probe attached")}
+	}
+	return nil
 }
 
 // argOf returns the argument that key k names at site s, and its type.
@@ -159,6 +238,9 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 		return nil, err
 	}
 	ba := &bpf.Aggregation{Mode: a.Mode, MaxKeys: a.MaxKeys}
+	if a.Mode == bpf.AggLatency {
+		ba.Pair = partKind(a.pairKey())
+	}
 	for _, k := range a.By {
 		ba.Parts = append(ba.Parts, partKind(k))
 	}
@@ -252,84 +334,144 @@ func (a *Aggregator) Close() error {
 
 // Collect ends the interval and returns its records, stamped with now:
 // per probe in the order of Plan.Probes, a record per key in the order
-// of aggregate.Group.Compare, then the probe's lost hits if the map was
-// full. Keys that counted nothing have no record.
+// of aggregate.Group.Compare (for a latency, the START record first),
+// then the probe's lost hits if the map was full. Keys that counted
+// nothing have no record.
 func (a *Aggregator) Collect(now time.Time) ([]aggregate.Record, error) {
-	type group struct {
-		probe uint32
-		by    string
-	}
-	recs := make(map[group]*aggregate.Record)
-	var hists map[group]*aggregate.Histogram
-	if a.agg.Mode == bpf.AggHist {
-		hists = make(map[group]*aggregate.Histogram)
-	}
-	err := a.prog.Collect(func(e *bpf.AggEntry) {
-		if int(e.Probe) >= len(a.plan.Probes) {
-			return
-		}
-		pr := a.plan.Probes[e.Probe]
-		r := &aggregate.Record{TS: now.UnixNano(), Provider: pr.Provider, Name: pr.Name}
-		if e.Lost {
-			r.Lost = e.Count
-			recs[group{e.Probe, "\xff"}] = r // no key's values are this
-			return
-		}
-		for i, v := range e.Parts {
-			r.By = append(r.By, aggregate.KeyValue{Key: a.agg.By[i], Value: (&Arg{Type: a.probes[e.Probe].types[i]}).Value(v)})
-		}
-		g := group{e.Probe, r.Group().By}
-		if old := recs[g]; old != nil {
-			r = old
-		} else {
-			recs[g] = r
-		}
-		switch {
-		case e.Unread:
-			r.Unread += e.Count
-		case a.agg.Mode == bpf.AggHist:
-			h := hists[g]
-			if h == nil {
-				h = new(aggregate.Histogram)
-				hists[g] = h
-			}
-			h.AddCount(e.Bucket, e.Count)
-			r.Count += e.Count
-		case a.agg.Mode == bpf.AggStats:
-			st := aggregate.Stats{Count: r.Count, Sum: r.Sum, Min: r.Min, Max: r.Max}
-			st.Merge(aggregate.Stats{Count: e.Count, Sum: e.Sum, Min: e.Min, Max: e.Max})
-			r.Count, r.Sum, r.Min, r.Max, r.Mean = st.Count, st.Sum, st.Min, st.Max, st.Mean()
-		default:
-			r.Count += e.Count
-		}
-	})
-	if err != nil {
+	c := collection{a: a, now: now.UnixNano(), recs: make(map[group]*aggregate.Record), hists: make(map[group]*aggregate.Histogram)}
+	if err := a.prog.Collect(c.add); err != nil {
 		return nil, err
 	}
-	gs := make([]group, 0, len(recs))
-	for g, r := range recs {
-		gs = append(gs, g)
-		switch a.agg.Mode {
-		case bpf.AggHist:
-			r.Hist = a.agg.Of
-			if h := hists[g]; h != nil {
-				r.Buckets = h.Buckets()
-			}
-		case bpf.AggStats:
-			r.Stats = a.agg.Of
+	return c.records(), nil
+}
+
+// A group is what one record counts.
+type group struct {
+	probe uint32
+	start bool // the START record of a latency
+	by    string
+}
+
+// collection turns the entries of an interval into records.
+type collection struct {
+	a     *Aggregator
+	now   int64
+	recs  map[group]*aggregate.Record
+	hists map[group]*aggregate.Histogram
+}
+
+// record returns the record of the entry's group, made on first use.
+func (c *collection) record(e *bpf.AggEntry) (*aggregate.Record, group) {
+	a := c.a
+	pr, pa := a.plan.Probes[e.Probe], &a.probes[e.Probe]
+	r := &aggregate.Record{TS: c.now, Provider: pr.Provider, Name: pr.Name}
+	g := group{probe: e.Probe}
+	switch {
+	case e.Lost:
+		g.by = "\xff" // no key's values are this
+		r.Lost = e.Count
+	case a.agg.Mode == bpf.AggLatency && (e.Starts || e.Pending || e.Unread && pa.startOnly()):
+		g.start = true
+	default:
+		for i, v := range e.Parts {
+			r.By = append(r.By, aggregate.KeyValue{Key: a.agg.By[i], Value: (&Arg{Type: pa.types[i]}).Value(v)})
 		}
+		g.by = r.Group().By
+	}
+	if old := c.recs[g]; old != nil {
+		return old, g
+	}
+	c.recs[g] = r
+	return r, g
+}
+
+func (c *collection) add(e *bpf.AggEntry) {
+	if int(e.Probe) >= len(c.a.plan.Probes) {
+		return
+	}
+	r, g := c.record(e)
+	mode := c.a.agg.Mode
+	switch {
+	case e.Lost:
+	case e.Unread:
+		r.Unread += e.Count
+	case e.Pending:
+		r.Pending += e.Count
+	case e.Starts:
+		r.Count += e.Count
+	case e.Unmatched:
+		r.Unmatched += e.Count
+	case mode == bpf.AggHist || mode == bpf.AggLatency:
+		h := c.hists[g]
+		if h == nil {
+			h = new(aggregate.Histogram)
+			c.hists[g] = h
+		}
+		h.AddCount(e.Bucket, e.Count)
+		if mode == bpf.AggLatency {
+			c.addStats(r, e)
+		} else {
+			r.Count += e.Count
+		}
+	case mode == bpf.AggStats:
+		c.addStats(r, e)
+	default:
+		r.Count += e.Count
+	}
+}
+
+func (c *collection) addStats(r *aggregate.Record, e *bpf.AggEntry) {
+	st := aggregate.Stats{Count: r.Count, Sum: r.Sum, Min: r.Min, Max: r.Max}
+	st.Merge(aggregate.Stats{Count: e.Count, Sum: e.Sum, Min: e.Min, Max: e.Max})
+	r.Count, r.Sum, r.Min, r.Max, r.Mean = st.Count, st.Sum, st.Min, st.Max, st.Mean()
+}
+
+// records returns the records, in order, with what they are of.
+func (c *collection) records() []aggregate.Record {
+	agg := &c.a.agg
+	gs := make([]group, 0, len(c.recs))
+	for g, r := range c.recs {
+		gs = append(gs, g)
 		if r.Lost > 0 {
-			r.Hist, r.Stats = aggregate.Key{}, aggregate.Key{}
+			continue
+		}
+		switch agg.Mode {
+		case bpf.AggHist:
+			r.Hist = agg.Of
+		case bpf.AggStats:
+			r.Stats = agg.Of
+		case bpf.AggLatency:
+			r.Latency, r.Start = agg.pairKey(), g.start
+			if g.start {
+				r.To = spelled(agg.End)
+			} else {
+				r.From = spelled(agg.Start)
+			}
+		}
+		if h := c.hists[g]; h != nil {
+			r.Buckets = h.Buckets()
 		}
 	}
+	recs := c.recs
 	slices.SortFunc(gs, func(x, y group) int {
-		return cmp.Or(cmp.Compare(x.probe, y.probe), cmp.Compare(recs[x].Lost, recs[y].Lost), recs[x].Group().Compare(recs[y].Group()))
+		return cmp.Or(cmp.Compare(x.probe, y.probe), cmp.Compare(recs[x].Lost, recs[y].Lost),
+			-boolCompare(x.start, y.start), recs[x].Group().Compare(recs[y].Group()))
 	})
 	out := make([]aggregate.Record, len(gs))
 	for i, g := range gs {
 		out[i] = *recs[g]
 	}
-	return out, nil
+	return out
+}
+
+func boolCompare(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case x:
+		return 1
+	}
+	return -1
 }
 
 // Run collects the records of every interval, every d if d > 0, and

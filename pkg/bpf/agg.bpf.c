@@ -20,6 +20,11 @@
  * loader sets, which the verifier knows: the code of the parts that are
  * not used is never run, so --count without a key costs a lookup and an
  * add.
+ *
+ * Latencies (AGG_LATENCY) pair the hit of a START probe with the next
+ * hit of an END probe that has the same pairing key: a START stores its
+ * time in the map starts under that key, an END takes it out and adds
+ * the time between to the histogram of its own key (see pair).
  */
 
 #include "usdt.h"
@@ -33,17 +38,24 @@
 #if defined(__TARGET_ARCH_x86)
 #define KEY_SIZE 192
 #else
-#define KEY_SIZE 128
+#define KEY_SIZE 96
 #endif
 #define KEY_WORDS (KEY_SIZE / 8)
 #define BUCKET_LOST 255 /* the entry of a probe's hits that found the map full */
 #define BUCKET_UNREAD 254 /* hits whose value could not be read */
+#define BUCKET_UNMATCHED 253 /* AGG_LATENCY: ENDs that found no START waiting */
+#define BUCKET_STARTS 252 /* AGG_LATENCY: the hits of a START probe */
 #define EEXIST 17
+#define BPF_ANY 0
 #define BPF_NOEXIST 1
 
 #define __array(name, val) typeof(val) *name[]
 
+static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)3;
+static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
+
 enum {
+	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_ARRAY_OF_MAPS = 12,
 	BPF_F_NO_PREALLOC = 1,
@@ -53,6 +65,13 @@ enum agg_mode {
 	AGG_COUNT = 1, /* hits */
 	AGG_HIST = 2, /* hits by log2 bucket of the value */
 	AGG_STATS = 3, /* count, sum, min and max of the value */
+	AGG_LATENCY = 4, /* pairs of hits: by log2 bucket of the time between, with its stats */
+};
+
+/* What a probe's hits are to AGG_LATENCY: bits. */
+enum role {
+	ROLE_START = 1,
+	ROLE_END = 2,
 };
 
 enum part_kind {
@@ -102,7 +121,29 @@ struct aggarg {
 struct aggprobe {
 	struct aggarg value; /* AGG_HIST, AGG_STATS */
 	struct aggarg parts[MAX_KEYS]; /* for the PART_ARG parts */
+	struct aggarg pair; /* AGG_LATENCY: the argument of a PART_ARG pairing key */
+	__u8 role; /* AGG_LATENCY: enum role */
+	__u8 pad[3];
 };
+
+/* A START waiting for its END, under its pairing key. */
+struct start {
+	__u64 ts; /* bpf_ktime_get_ns; 0 once an END took it */
+	__u32 probe; /* probe id of the START */
+	__u32 pad;
+};
+
+/*
+ * The STARTs waiting, by pairing key: a key of pair_size bytes, the
+ * size and the number of entries set by the loader. Not per CPU: a
+ * thread may start on one CPU and end on another.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(key_size, 8);
+	__type(value, struct start);
+} starts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -143,11 +184,13 @@ struct {
 /* Set by the loader before the object is loaded. */
 volatile const __u8 mode = AGG_COUNT;
 volatile const __u8 nparts = 0;
-volatile const __u8 key_words = 1; /* 8-byte words of a key: the map's key_size / 8 */
+volatile const __u8 key_words = 1; /* 8-byte words zeroed of a key: at least the map's key_size / 8 */
 volatile const __u8 read_args = 0; /* the value or a part is an argument */
 volatile const __u8 part_kind[MAX_KEYS] = {};
 volatile const __u16 part_off[MAX_KEYS] = {}; /* in data, a multiple of 8 */
 volatile const __u16 part_size[MAX_KEYS] = {};
+volatile const __u8 pair_kind = PART_TID; /* AGG_LATENCY: the pairing key */
+volatile const __u16 pair_size = 8; /* its bytes: the key_size of starts */
 
 /* bucket returns the log2 bucket of v as package aggregate numbers it. */
 static __always_inline __u8 bucket(__u64 v, int sign)
@@ -202,12 +245,18 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 	}
 }
 
+/*
+ * The words of a key alias its fields: without may_alias, the compiler
+ * may read k->probe after zeroing them, as C's aliasing rules allow.
+ */
+typedef __u64 __attribute__((may_alias)) key_word;
+
 static __always_inline void zero_key(struct aggkey *k)
 {
 #pragma unroll
 	for (int i = 0; i < KEY_WORDS; i++)
 		if (i < key_words)
-			((__u64 *)k)[i] = 0;
+			((key_word *)k)[i] = 0;
 }
 
 /*
@@ -252,7 +301,7 @@ static __always_inline void add(void *m, struct aggkey *k, __u64 v)
 		}
 	}
 	__sync_fetch_and_add(&a->count, 1);
-	if (mode == AGG_STATS) {
+	if (mode == AGG_STATS || mode == AGG_LATENCY) {
 		__sync_fetch_and_add(&a->sum, v);
 		atomic_max(&a->min, ~ord);
 		atomic_max(&a->max, ord);
@@ -303,10 +352,111 @@ static __always_inline int read_str(const struct regs *r, struct spec *s, struct
 	return bpf_probe_read_user(dst, n & 0xff, (void *)addr) == 0;
 }
 
+/*
+ * read_part reads a part of a key of the given kind into dst, size bytes
+ * for a string, as x says for an argument, and reports whether it could
+ * and in *sign whether a number is signed.
+ */
+static __always_inline int read_part(__u8 kind, const struct aggarg *x, __u16 size, const struct regs *r, struct spec *s, __u64 bias, void *dst, int *sign)
+{
+	__u64 v;
+	__u32 j;
+
+	switch (kind) {
+	case PART_PID:
+		*(__u64 *)dst = bpf_get_current_pid_tgid() >> 32;
+		return 1;
+	case PART_TID:
+		*(__u64 *)dst = (__u32)bpf_get_current_pid_tgid();
+		return 1;
+	case PART_COMM:
+		bpf_get_current_comm(dst, 16);
+		return 1;
+	case PART_ARG:
+		j = x->arg;
+		if (j >= MAX_ARGS || j >= s->nargs)
+			return 0;
+		if (s->args[j].flags & ARG_STRING)
+			return read_arg(r, &s->args[j], bias, &v) && read_str(r, s, &s->args[j], bias, v, dst, size);
+		if (!read_num(r, s, x, bias, &v, sign))
+			return 0;
+		*(__u64 *)dst = v;
+		return 1;
+	}
+	return 0;
+}
+
+/* reset_key empties k but for its probe, and sets its bucket. */
+static __always_inline void reset_key(struct aggkey *k, __u32 probe, __u8 b)
+{
+	zero_key(k);
+	k->probe = probe;
+	k->bucket = b;
+}
+
+/*
+ * pair handles a hit of AGG_LATENCY. Its pairing key, read into k's
+ * data, finds the START waiting, which an END takes out: the exchange
+ * of its time with 0 makes sure that only one END takes a START, when
+ * ENDs of one key come on several CPUs at once. A START then waits under
+ * the key, in place of one waiting already, and is counted in the
+ * BUCKET_STARTS entry of its probe (lost when starts is full). pair
+ * returns 1 for an END, with k's bucket and *v set for add: the
+ * latency's bucket and the latency, BUCKET_UNMATCHED when no START was
+ * waiting (unless the END is a START too, which then only waits), or
+ * BUCKET_UNREAD when the key could not be read.
+ */
+static __always_inline int pair(const struct regs *r, struct spec *s, struct aggprobe *p, __u64 bias, void *m, struct aggkey *k, __u64 *v)
+{
+	__u32 probe = k->probe;
+	__u8 role = p->role;
+	__u64 now = bpf_ktime_get_ns(), t = 0;
+	struct start *w;
+	int sign = 0;
+
+	if (!read_part(pair_kind, &p->pair, pair_size, r, s, bias, k->data, &sign)) {
+		reset_key(k, probe, BUCKET_UNREAD);
+		if (role & ROLE_END)
+			return 1;
+		add(m, k, 0);
+		return 0;
+	}
+	if (role & ROLE_END) {
+		w = bpf_map_lookup_elem(&starts, k->data);
+		if (w) {
+			t = __sync_lock_test_and_set(&w->ts, 0);
+			if (t)
+				bpf_map_delete_elem(&starts, k->data);
+		}
+	}
+	if (role & ROLE_START) {
+		struct start st = {now, probe, 0};
+
+		if (bpf_map_update_elem(&starts, k->data, &st, BPF_ANY) == 0) {
+			reset_key(k, probe, BUCKET_STARTS);
+			add(m, k, 0);
+		} else {
+			lost(m, k);
+		}
+	}
+	if (!(role & ROLE_END))
+		return 0;
+	if (t && now >= t) {
+		*v = now - t;
+		reset_key(k, probe, bucket(*v, 0));
+		return 1;
+	}
+	/* An END that is a START too only waits. */
+	if (role & ROLE_START)
+		return 0;
+	reset_key(k, probe, BUCKET_UNMATCHED);
+	return 1;
+}
+
 static __always_inline int handle(void *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx), zero = 0;
-	__u64 v = 0, bias = 0, pid_tgid;
+	__u64 v = 0, bias = 0;
 	struct aggprobe *p;
 	struct aggkey k;
 	struct regs regs;
@@ -334,53 +484,25 @@ static __always_inline int handle(void *ctx)
 	}
 	zero_key(&k);
 	k.probe = s->probe_id;
-	if (mode != AGG_COUNT && !read_num(&regs, s, &p->value, bias, &v, &sign))
+	if (mode == AGG_LATENCY) {
+		if (!pair(&regs, s, p, bias, m, &k, &v))
+			return 0;
+	} else if (mode != AGG_COUNT && !read_num(&regs, s, &p->value, bias, &v, &sign)) {
 		k.bucket = BUCKET_UNREAD;
-	else if (mode == AGG_HIST)
+	} else if (mode == AGG_HIST) {
 		k.bucket = bucket(v, sign);
+	}
 
 #pragma unroll
 	for (int i = 0; i < MAX_KEYS; i++) {
-		__u64 x;
 		int xsign = 0;
 
 		if (i >= nparts)
 			break;
-		switch (part_kind[i]) {
-		case PART_PID:
-			pid_tgid = bpf_get_current_pid_tgid();
-			*(__u64 *)&k.data[part_off[i]] = pid_tgid >> 32;
-			break;
-		case PART_TID:
-			pid_tgid = bpf_get_current_pid_tgid();
-			*(__u64 *)&k.data[part_off[i]] = (__u32)pid_tgid;
-			break;
-		case PART_COMM:
-			bpf_get_current_comm(&k.data[part_off[i]], 16);
-			break;
-		case PART_ARG: {
-			__u32 j = p->parts[i].arg;
-
-			if (j >= MAX_ARGS || j >= s->nargs) {
-				k.failed |= 1 << i;
-				break;
-			}
-			if (s->args[j].flags & ARG_STRING) {
-				if (!read_arg(&regs, &s->args[j], bias, &x) ||
-				    !read_str(&regs, s, &s->args[j], bias, x, &k.data[part_off[i]], part_size[i]))
-					k.failed |= 1 << i;
-				break;
-			}
-			if (!read_num(&regs, s, &p->parts[i], bias, &x, &xsign)) {
-				k.failed |= 1 << i;
-				break;
-			}
-			*(__u64 *)&k.data[part_off[i]] = x;
-			if (xsign)
-				k.signs |= 1 << i;
-			break;
-		}
-		}
+		if (!read_part(part_kind[i], &p->parts[i], part_size[i], &regs, s, bias, &k.data[part_off[i]], &xsign))
+			k.failed |= 1 << i;
+		else if (xsign)
+			k.signs |= 1 << i;
 	}
 	add(m, &k, v);
 	return 0;

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 )
 
 // An AggMode says what an aggregating program keeps per key.
@@ -19,6 +21,10 @@ const (
 	AggCount AggMode = iota + 1 // hits
 	AggHist                     // hits by log2 bucket of a value
 	AggStats                    // count, sum, least and greatest of a value
+	// AggLatency pairs the hits of START probes with those of END
+	// probes by a key (Aggregation.Pair) and keeps, per END probe and
+	// key, the time between in nanoseconds as AggHist and AggStats do.
+	AggLatency
 )
 
 // A PartKind says what one part of an aggregation key holds.
@@ -44,7 +50,7 @@ const MaxKeys = 1 << 24
 // maxKeySize is agg.bpf.c's KEY_SIZE: the largest key, the 8 bytes of
 // its header included. The stack of the program holds a key and the
 // registers, and arm64 has more registers.
-var maxKeySize = map[string]int{"amd64": 192, "arm64": 128}[runtime.GOARCH]
+var maxKeySize = map[string]int{"amd64": 192, "arm64": 96}[runtime.GOARCH]
 
 // Sizes of key parts: numbers, and the command name as the kernel keeps it.
 const (
@@ -55,9 +61,22 @@ const (
 
 // Buckets of agg.bpf.c for the entries that are not a value's bucket.
 const (
-	bucketLost   = 255
-	bucketUnread = 254
+	bucketLost      = 255
+	bucketUnread    = 254
+	bucketUnmatched = 253
+	bucketStarts    = 252
 )
+
+// Roles of agg.bpf.c's enum role.
+const (
+	roleStart = 1
+	roleEnd   = 2
+)
+
+// startsPrealloc is the most entries of the map of STARTs waiting that
+// are allocated with it; a larger map allocates an entry when it is
+// made.
+const startsPrealloc = 1 << 16
 
 // An Aggregation makes a Program aggregate probe hits in the kernel
 // (see Options.Aggregate): it keeps, in a map, a count, the counts of a
@@ -75,8 +94,14 @@ type Aggregation struct {
 	// MaxKeys is the most entries an interval keeps (DefaultMaxKeys if
 	// 0; a histogram takes one per bucket that holds values): the
 	// hits of a new key that find the map full are counted as lost
-	// (AggEntry.Lost). At most MaxKeys.
+	// (AggEntry.Lost). At most MaxKeys. It is also the most STARTs of
+	// AggLatency that wait for their END at a time: a START that finds
+	// no room is counted as lost.
 	MaxKeys int
+	// Pair is the key by which AggLatency pairs STARTs and ENDs: PartPID,
+	// PartTID (if 0), PartComm, or PartArg, which each probe's
+	// AggProbe.Pair says.
+	Pair PartKind
 }
 
 // An AggProbe says which arguments of a probe an Aggregation reads.
@@ -86,6 +111,12 @@ type AggProbe struct {
 	// Parts are, by part of Aggregation.Parts, the argument of each
 	// PartArg part; other parts are ignored.
 	Parts []AggArg
+	// Start and End say what the probe's hits are to AggLatency: a
+	// START, an END, or both (an END that then starts the next pair).
+	// Parts are read at ENDs only.
+	Start, End bool
+	// Pair is the argument of a PartArg pairing key.
+	Pair AggArg
 }
 
 // An AggArg is an argument an aggregation reads.
@@ -107,17 +138,24 @@ type AggEntry struct {
 	// Lost says that Count hits of the probe were not counted because
 	// the map was full; the entry has no Parts.
 	Lost bool
-	// Unread says that the value of Count hits could not be read.
+	// Unread says that the value of Count hits could not be read; for
+	// AggLatency, their pairing key.
 	Unread bool
-	// Bucket is the log2 bucket of AggHist, numbered as package
-	// aggregate numbers them.
+	// For AggLatency, at most one of these is set and the entry has no
+	// Parts but for Unmatched: Starts counts the hits of a START probe,
+	// Unmatched the ENDs that found no START waiting, and Pending the
+	// STARTs of the probe waiting when the interval ended. Other entries
+	// of AggLatency count the pairs whose END was of the probe.
+	Starts, Unmatched, Pending bool
+	// Bucket is the log2 bucket of AggHist and AggLatency, numbered as
+	// package aggregate numbers them.
 	Bucket int
 	// Parts are the parts of the key: pid and tid as Uint, comm as
 	// String, arguments as Int, Uint or String; NotRead for a part that
 	// could not be read.
 	Parts []Value
 	Count uint64
-	// Sum, Min and Max are the stats of AggStats.
+	// Sum, Min and Max are the stats of AggStats and AggLatency.
 	Sum, Min, Max int64
 }
 
@@ -132,6 +170,10 @@ type keyLayout struct {
 	size    []int
 	str     []bool // some probe's part is a string
 	keySize int    // of the whole key
+	// pairSize is the size of the pairing key of AggLatency, the key
+	// of the map of STARTs: pairStr says it is a string.
+	pairSize int
+	pairStr  bool
 }
 
 func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
@@ -167,8 +209,34 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d (8 for the header and each number, %d for comm, the string size plus one, rounded up to 8, for a string)",
 			ErrKeyTooLong, l.keySize, maxKeySize, commSize)
 	}
+	if a.Mode != AggLatency {
+		return l, nil
+	}
+	l.pairSize = numberSize
+	switch a.Pair {
+	case 0, PartPID, PartTID:
+	case PartComm:
+		l.pairSize = commSize
+	case PartArg:
+		for _, p := range a.Probes {
+			l.pairStr = l.pairStr || p.Pair.String
+		}
+		if l.pairStr {
+			l.pairSize = (strSize + 1 + 7) &^ 7
+		}
+	default:
+		return nil, fmt.Errorf("pairing key: bad kind %d", a.Pair)
+	}
+	if keyHeader+l.pairSize > maxKeySize {
+		return nil, fmt.Errorf("%w: pairing key of %d bytes, more than %d (the string size plus one, rounded up to 8)",
+			ErrKeyTooLong, l.pairSize, maxKeySize-keyHeader)
+	}
 	return l, nil
 }
+
+// zeroed returns the bytes of a key that the program zeroes: room for
+// the key of the aggregation map and for the pairing key.
+func (l *keyLayout) zeroed() int { return max(l.keySize, keyHeader+l.pairSize) }
 
 // aggState is what a Program that aggregates keeps.
 type aggState struct {
@@ -177,6 +245,7 @@ type aggState struct {
 	probes  []AggProbe
 	current *ebpf.Map    // holds the generation hits add to
 	gens    [2]*ebpf.Map // the two generations
+	starts  *ebpf.Map    // the STARTs waiting of AggLatency
 	cur     int          // the index in gens of the current one
 	ncpu    int
 }
@@ -186,10 +255,17 @@ type aggVal struct {
 	Count, Sum, Min, Max uint64
 }
 
+// aggStart is agg.bpf.c's struct start.
+type aggStart struct {
+	TS    uint64
+	Probe uint32
+	_     uint32
+}
+
 // aggSpec sets the sizes and constants of an aggregating program.
 func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	a := o.Aggregate
-	if a.Mode < AggCount || a.Mode > AggStats {
+	if a.Mode < AggCount || a.Mode > AggLatency {
 		return nil, fmt.Errorf("bad aggregation mode %d", a.Mode)
 	}
 	if a.MaxKeys < 0 || a.MaxKeys > MaxKeys {
@@ -208,9 +284,18 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	// Room for the lost entries too.
 	inner.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys) + len(a.Probes))
 	spec.Maps[aggMapProbes].MaxEntries = uint32(len(a.Probes))
+	pair := orDefault(int(a.Pair), int(PartTID))
+	if a.Mode == AggLatency {
+		starts := spec.Maps[aggMapStarts]
+		starts.KeySize = uint32(l.pairSize)
+		starts.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys))
+		if starts.MaxEntries > startsPrealloc {
+			starts.Flags |= unix.BPF_F_NO_PREALLOC
+		}
+	}
 	var kinds [MaxKeyParts]uint8
 	var offs, sizes [MaxKeyParts]uint16
-	readArgs := a.Mode != AggCount
+	readArgs := a.Mode == AggHist || a.Mode == AggStats || a.Mode == AggLatency && pair == int(PartArg)
 	for i, k := range l.parts {
 		kinds[i], offs[i], sizes[i] = uint8(k), uint16(l.off[i]), uint16(l.size[i])
 		readArgs = readArgs || k == PartArg
@@ -218,7 +303,9 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	for name, v := range map[string]any{
 		aggVarMode:     uint8(a.Mode),
 		aggVarNparts:   uint8(len(l.parts)),
-		aggVarKeyWords: uint8(l.keySize / 8),
+		aggVarKeyWords: uint8(l.zeroed() / 8),
+		aggVarPairKind: uint8(pair),
+		aggVarPairSize: uint16(max(l.pairSize, numberSize)),
 		aggVarReadArgs: boolByte(readArgs),
 		aggVarPartKind: kinds,
 		aggVarPartOff:  offs,
@@ -232,11 +319,14 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 }
 
 func aggValueSize(m AggMode) int {
-	if m == AggStats {
+	if wide(m) {
 		return int(unsafe.Sizeof(aggVal{}))
 	}
 	return 8
 }
+
+// wide reports whether the values of mode m are an aggVal, not a count.
+func wide(m AggMode) bool { return m == AggStats || m == AggLatency }
 
 func boolByte(b bool) uint8 {
 	if b {
@@ -263,11 +353,19 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 				raw.Parts[i].Arg, raw.Parts[i].Size, raw.Parts[i].Sign = aggArg(x)
 			}
 		}
+		raw.Pair.Arg, raw.Pair.Size, raw.Pair.Sign = aggArg(p.Pair)
+		if p.Start {
+			raw.Role |= roleStart
+		}
+		if p.End {
+			raw.Role |= roleEnd
+		}
 		if err := probes.Put(uint32(id), &raw); err != nil {
 			return nil, fmt.Errorf("store probe %d: %w", id, err)
 		}
 	}
 	s.current = coll.DetachMap(aggMapCurrent)
+	s.starts = coll.DetachMap(aggMapStarts)
 	for i := range s.gens {
 		m, err := ebpf.NewMap(spec.Maps[aggMapCurrent].InnerMap)
 		if err != nil {
@@ -306,7 +404,7 @@ func (s *aggState) lostKey(probe uint32) []byte {
 // a hit that finds m full finds it.
 func (s *aggState) resetLost(m *ebpf.Map) error {
 	var zero any = make([]uint64, s.ncpu)
-	if s.mode == AggStats {
+	if wide(s.mode) {
 		zero = make([]aggVal, s.ncpu)
 	}
 	for id := range s.probes {
@@ -319,7 +417,7 @@ func (s *aggState) resetLost(m *ebpf.Map) error {
 
 func (s *aggState) close() error {
 	var errs []error
-	for _, m := range append([]*ebpf.Map{s.current}, s.gens[:]...) {
+	for _, m := range append([]*ebpf.Map{s.current, s.starts}, s.gens[:]...) {
 		if m != nil {
 			errs = append(errs, m.Close())
 		}
@@ -363,6 +461,11 @@ func (p *Program) Collect(fn func(*AggEntry)) error {
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("collect: %w", err)
 	}
+	if s.mode == AggLatency {
+		if err := s.pending(fn); err != nil {
+			return fmt.Errorf("collect: %w", err)
+		}
+	}
 	for _, k := range keys {
 		if k[4] == bucketLost {
 			continue
@@ -374,10 +477,36 @@ func (p *Program) Collect(fn func(*AggEntry)) error {
 	return s.resetLost(old)
 }
 
+// pending calls fn with the number of STARTs waiting of each probe that
+// has some.
+func (s *aggState) pending(fn func(*AggEntry)) error {
+	n := make(map[uint32]uint64)
+	key := make([]byte, s.layout.pairSize)
+	var v aggStart
+	it := s.starts.Iterate()
+	for it.Next(unsafe.Pointer(&key[0]), &v) {
+		if v.TS != 0 {
+			n[v.Probe]++
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	probes := make([]uint32, 0, len(n))
+	for p := range n {
+		probes = append(probes, p)
+	}
+	slices.Sort(probes)
+	for _, p := range probes {
+		fn(&AggEntry{Probe: p, Pending: true, Count: n[p]})
+	}
+	return nil
+}
+
 // newValues returns room for the per-CPU values of an entry, which
 // Map.Lookup takes as a pointer to a slice with one value per CPU.
 func (s *aggState) newValues() any {
-	if s.mode == AggStats {
+	if wide(s.mode) {
 		return &[]aggVal{}
 	}
 	return &[]uint64{}
@@ -411,6 +540,11 @@ func (s *aggState) decode(key []byte, vals any, e *AggEntry) bool {
 		return true
 	case bucketUnread:
 		e.Unread = true
+	case bucketStarts:
+		e.Starts = true
+		return true
+	case bucketUnmatched:
+		e.Unmatched = true
 	default:
 		e.Bucket = int(b)
 	}

@@ -2,6 +2,7 @@ package bpf
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"testing"
@@ -127,5 +128,135 @@ func TestAggregate(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAggregateLatency pairs the demo's ticks: each tick(i) is followed
+// at once by tick(-i), then the demo sleeps 10 ms.
+func TestAggregateLatency(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	tick, untick := AggProbe{Start: true}, AggProbe{End: true}
+	for _, tt := range []struct {
+		name string
+		a    Aggregation
+		// pairs, unmatched ENDs, STARTs and STARTs pending at the end.
+		pairs, unmatched, starts, pending uint64
+		// the least and greatest latency allowed
+		min, max int64
+	}{
+		{"tick to untick by tid", Aggregation{Mode: AggLatency, Probes: []AggProbe{{}, tick, untick}},
+			5, 0, 5, 0, 1, 5e6},
+		// The first tick finds no untick; the last untick waits.
+		{"untick to tick by pid", Aggregation{Mode: AggLatency, Pair: PartPID, Probes: []AggProbe{{}, untick, tick}},
+			4, 1, 5, 1, 10e6, 1e9},
+		// i and -i never pair.
+		{"tick to untick by arg0", Aggregation{Mode: AggLatency, Pair: PartArg, Probes: []AggProbe{
+			{}, {Start: true, Pair: AggArg{Index: 0}}, {End: true, Pair: AggArg{Index: 0}}}},
+			0, 5, 5, 5, 0, 0},
+		// A probe that is both pairs with itself: 9 ticks after 10 ticks,
+		// the first fires no pair and the last waits.
+		{"tick to tick by comm", Aggregation{Mode: AggLatency, Pair: PartComm, Probes: []AggProbe{
+			{}, {Start: true, End: true}, {Start: true, End: true}}},
+			9, 0, 10, 1, 1, 1e9},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := tt.a
+			a.Parts = []PartKind{PartPID}
+			for i := range a.Probes {
+				a.Probes[i].Parts = []AggArg{{}}
+			}
+			p := load(t, Options{Aggregate: &a})
+			ss, _ := sites(t, demo, nil)
+			if err := p.Attach(demo, ss); err != nil {
+				t.Fatalf("Attach: %v", err)
+			}
+			pid := uint64(run(t, demo, "5", "10").Process.Pid)
+			var pairs, unmatched, starts, pending uint64
+			lo, hi := int64(1<<62), int64(-1)
+			err := p.Collect(func(e *AggEntry) {
+				switch {
+				case e.Pending:
+					pending += e.Count
+				case e.Starts:
+					starts += e.Count
+				case len(e.Parts) != 1 || e.Parts[0].Bits != pid:
+					// another process, or a key that is not read at ENDs
+				case e.Unmatched:
+					unmatched += e.Count
+				case e.Lost, e.Unread:
+					t.Errorf("entry %+v", *e)
+				default:
+					pairs += e.Count
+					lo, hi = min(lo, e.Min), max(hi, e.Max)
+					if bucketOf(e.Min) != e.Bucket || bucketOf(e.Max) != e.Bucket {
+						t.Errorf("bucket %d holds [%d, %d]", e.Bucket, e.Min, e.Max)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatalf("Collect: %v", err)
+			}
+			if pairs != tt.pairs || unmatched != tt.unmatched || starts != tt.starts || pending != tt.pending {
+				t.Errorf("pairs %d, unmatched %d, starts %d, pending %d; want %d, %d, %d, %d",
+					pairs, unmatched, starts, pending, tt.pairs, tt.unmatched, tt.starts, tt.pending)
+			}
+			if tt.pairs > 0 && (lo < tt.min || hi > tt.max) {
+				t.Errorf("latencies in [%d, %d] ns, want in [%d, %d]", lo, hi, tt.min, tt.max)
+			}
+		})
+	}
+}
+
+// bucketOf returns the log2 bucket of a latency, numbered as package
+// aggregate numbers them.
+func bucketOf(v int64) int {
+	if v == 0 {
+		return 1
+	}
+	return bits.Len64(uint64(v)) + 1
+}
+
+// TestAggregateLost checks that the hits that find the map full are
+// counted as lost for their own probe.
+func TestAggregateLost(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	arg0 := AggArg{Index: 0}
+	for _, tt := range []struct {
+		name string
+		a    Aggregation
+		want map[uint32]uint64 // lost hits by probe
+	}{
+		// One key: the start's, then 5 ticks and 5 unticks by value.
+		{"count by arg0", Aggregation{Mode: AggCount, MaxKeys: 1, Parts: []PartKind{PartArg},
+			Probes: []AggProbe{{Parts: []AggArg{arg0}}, {Parts: []AggArg{arg0}}, {Parts: []AggArg{arg0}}}},
+			map[uint32]uint64{1: 5, 2: 5}},
+		// One START waits, the other 4 are lost; the ENDs never pair
+		// and find the map full of the STARTs' count.
+		{"latency by arg0", Aggregation{Mode: AggLatency, MaxKeys: 1, Pair: PartArg,
+			Probes: []AggProbe{{}, {Start: true, Pair: arg0}, {End: true, Pair: arg0}}},
+			map[uint32]uint64{1: 4, 2: 5}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := load(t, Options{Aggregate: &tt.a})
+			ss, _ := sites(t, demo, nil)
+			if err := p.Attach(demo, ss); err != nil {
+				t.Fatalf("Attach: %v", err)
+			}
+			run(t, demo, "5", "1")
+			got := make(map[uint32]uint64)
+			err := p.Collect(func(e *AggEntry) {
+				if e.Lost {
+					got[e.Probe] += e.Count
+				}
+			})
+			if err != nil {
+				t.Fatalf("Collect: %v", err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) { // maps print sorted
+				t.Errorf("lost by probe %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -29,6 +29,15 @@ type aggAggprobe struct {
 		Sign uint8
 		Pad  uint8
 	}
+	Pair struct {
+		_    structs.HostLayout
+		Arg  uint8
+		Size uint8
+		Sign uint8
+		Pad  uint8
+	}
+	Role uint8
+	Pad  [3]uint8
 }
 
 // Names of all BPF objects in the ELF.
@@ -40,12 +49,15 @@ const (
 	aggMapFilters    = "filters"
 	aggMapProbes     = "probes"
 	aggMapSites      = "sites"
+	aggMapStarts     = "starts"
 	aggProgAggMulti  = "agg_multi"
 	aggProgAggSingle = "agg_single"
 	aggVarFiltering  = "filtering"
 	aggVarKeyWords   = "key_words"
 	aggVarMode       = "mode"
 	aggVarNparts     = "nparts"
+	aggVarPairKind   = "pair_kind"
+	aggVarPairSize   = "pair_size"
 	aggVarPartKind   = "part_kind"
 	aggVarPartOff    = "part_off"
 	aggVarPartSize   = "part_size"
@@ -107,6 +119,7 @@ type aggMapSpecs struct {
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Probes   *ebpf.MapSpec `ebpf:"probes"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
+	Starts   *ebpf.MapSpec `ebpf:"starts"`
 }
 
 // aggVariableSpecs contains global variables before they are loaded into the kernel.
@@ -117,6 +130,8 @@ type aggVariableSpecs struct {
 	KeyWords  *ebpf.VariableSpec `ebpf:"key_words"`
 	Mode      *ebpf.VariableSpec `ebpf:"mode"`
 	Nparts    *ebpf.VariableSpec `ebpf:"nparts"`
+	PairKind  *ebpf.VariableSpec `ebpf:"pair_kind"`
+	PairSize  *ebpf.VariableSpec `ebpf:"pair_size"`
 	PartKind  *ebpf.VariableSpec `ebpf:"part_kind"`
 	PartOff   *ebpf.VariableSpec `ebpf:"part_off"`
 	PartSize  *ebpf.VariableSpec `ebpf:"part_size"`
@@ -148,6 +163,7 @@ type aggMaps struct {
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Probes   *ebpf.Map `ebpf:"probes"`
 	Sites    *ebpf.Map `ebpf:"sites"`
+	Starts   *ebpf.Map `ebpf:"starts"`
 }
 
 func (m *aggMaps) Close() error {
@@ -157,6 +173,7 @@ func (m *aggMaps) Close() error {
 		m.Filters,
 		m.Probes,
 		m.Sites,
+		m.Starts,
 	)
 }
 
@@ -168,6 +185,8 @@ type aggVariables struct {
 	KeyWords  *ebpf.Variable `ebpf:"key_words"`
 	Mode      *ebpf.Variable `ebpf:"mode"`
 	Nparts    *ebpf.Variable `ebpf:"nparts"`
+	PairKind  *ebpf.Variable `ebpf:"pair_kind"`
+	PairSize  *ebpf.Variable `ebpf:"pair_size"`
 	PartKind  *ebpf.Variable `ebpf:"part_kind"`
 	PartOff   *ebpf.Variable `ebpf:"part_off"`
 	PartSize  *ebpf.Variable `ebpf:"part_size"`
