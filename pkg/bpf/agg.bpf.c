@@ -348,11 +348,11 @@ static __always_inline int handle(void *ctx)
 			break;
 		switch (part_kind[i]) {
 		case PART_PID:
-			pid_tgid = bpf_get_current_pid_tgid();
+			pid_tgid = current_pid_tgid();
 			*(__u64 *)&k.data[part_off[i]] = pid_tgid >> 32;
 			break;
 		case PART_TID:
-			pid_tgid = bpf_get_current_pid_tgid();
+			pid_tgid = current_pid_tgid();
 			*(__u64 *)&k.data[part_off[i]] = (__u32)pid_tgid;
 			break;
 		case PART_COMM:
