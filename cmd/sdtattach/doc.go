@@ -150,6 +150,16 @@ Each event is a line with these fields, in this order:
 	truncated  present only when a string was cut at --strlen bytes: the
 	           positions in args of the cut strings, from 0
 
+The pid and tid of events, of --by keys and of --filter are those of
+sdtattach's own PID namespace, as -p takes them and as its /proc shows
+them: in a container, the container's, and from the host, the host's,
+also for a process in a container. A thread that has no pid in
+sdtattach's namespace, or whose own namespace is nested in it (a
+container started from inside sdtattach's), shows pid and tid 0: outside
+the initial namespace the kernel gives a BPF program the ids of a
+thread only in the namespace the thread is in. Where /proc is not
+mounted, sdtattach cannot tell its namespace and shows the host's ids.
+
 When events are dropped because the ring buffer was full, a line
 {"lost":N} says how many, where the loss was noticed, at most every 100ms
 and once more before exiting. The N of all such lines add up to the

@@ -364,10 +364,10 @@ static __always_inline int read_part(__u8 kind, const struct aggarg *x, __u16 si
 
 	switch (kind) {
 	case PART_PID:
-		*(__u64 *)dst = bpf_get_current_pid_tgid() >> 32;
+		*(__u64 *)dst = current_pid_tgid() >> 32;
 		return 1;
 	case PART_TID:
-		*(__u64 *)dst = (__u32)bpf_get_current_pid_tgid();
+		*(__u64 *)dst = (__u32)current_pid_tgid();
 		return 1;
 	case PART_COMM:
 		bpf_get_current_comm(dst, 16);

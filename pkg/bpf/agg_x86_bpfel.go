@@ -61,6 +61,8 @@ const (
 	aggVarPartKind   = "part_kind"
 	aggVarPartOff    = "part_off"
 	aggVarPartSize   = "part_size"
+	aggVarPidnsDev   = "pidns_dev"
+	aggVarPidnsIno   = "pidns_ino"
 	aggVarReadArgs   = "read_args"
 )
 
@@ -135,6 +137,8 @@ type aggVariableSpecs struct {
 	PartKind  *ebpf.VariableSpec `ebpf:"part_kind"`
 	PartOff   *ebpf.VariableSpec `ebpf:"part_off"`
 	PartSize  *ebpf.VariableSpec `ebpf:"part_size"`
+	PidnsDev  *ebpf.VariableSpec `ebpf:"pidns_dev"`
+	PidnsIno  *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	ReadArgs  *ebpf.VariableSpec `ebpf:"read_args"`
 }
 
@@ -190,6 +194,8 @@ type aggVariables struct {
 	PartKind  *ebpf.Variable `ebpf:"part_kind"`
 	PartOff   *ebpf.Variable `ebpf:"part_off"`
 	PartSize  *ebpf.Variable `ebpf:"part_size"`
+	PidnsDev  *ebpf.Variable `ebpf:"pidns_dev"`
+	PidnsIno  *ebpf.Variable `ebpf:"pidns_ino"`
 	ReadArgs  *ebpf.Variable `ebpf:"read_args"`
 }
 

@@ -15,8 +15,8 @@ import (
 // An Event is one firing of a probe site.
 type Event struct {
 	Time  time.Time // when the probe fired
-	PID   uint32    // process (thread group) id
-	TID   uint32    // thread id
+	PID   uint32    // process (thread group) id, see PID namespaces in the package doc
+	TID   uint32    // thread id, likewise
 	CPU   uint32
 	Comm  string // command name of the thread
 	Site  uint32 // the site, numbered from 0 in the order of Attach

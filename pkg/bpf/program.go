@@ -51,7 +51,8 @@ type Options struct {
 	// wakes the reader only when a quarter of the ring is filled, so
 	// that busy probes cost one wakeup per batch rather than per event.
 	FlushInterval time.Duration
-	// PID limits tracing to one process; 0 traces all.
+	// PID limits tracing to one process, as this process's PID
+	// namespace numbers it; 0 traces all.
 	PID int
 	// PerSite attaches one uprobe per site even when the kernel has
 	// uprobe_multi links (Linux 6.6), which attach all sites of a file
@@ -78,6 +79,8 @@ type Options struct {
 	// starting it, for programs that cannot run their own executable
 	// again.
 	InProcess bool
+
+	pidns *pidNS // for tests: report ids as this namespace numbers them
 }
 
 // A Program is the loaded BPF program, its maps, and the uprobes
@@ -182,6 +185,13 @@ func loadProgram(o *Options) (*Program, error) {
 		return nil, err
 	}
 	if err := filterSpec(spec, o.Filters); err != nil {
+		return nil, err
+	}
+	ns := selfPIDNS()
+	if o.pidns != nil {
+		ns = *o.pidns
+	}
+	if err := setPIDNS(spec, ns); err != nil {
 		return nil, err
 	}
 	var layout *keyLayout

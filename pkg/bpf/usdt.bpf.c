@@ -35,7 +35,7 @@
 
 struct event {
 	__u64 time; /* bpf_ktime_get_boot_ns */
-	__u32 pid; /* tgid */
+	__u32 pid; /* tgid, both in the tracer's PID namespace (current_pid_tgid) */
 	__u32 tid;
 	__u32 cpu;
 	__u32 spec_id;
@@ -84,7 +84,7 @@ volatile const __u64 wakeup_bytes = 1 << 18;
 /* fill_header fills in everything but the arguments. */
 static __always_inline void fill_header(struct event *e, __u32 id, struct spec *s)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 pid_tgid = current_pid_tgid();
 
 	e->time = bpf_ktime_get_boot_ns();
 	e->pid = pid_tgid >> 32;

@@ -53,6 +53,13 @@ static __unused void *(*bpf_ringbuf_reserve)(void *rb, __u64 size, __u64 flags) 
 static __unused void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 static __unused long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) = (void *)2;
 
+struct bpf_pidns_info {
+	__u32 pid; /* the thread */
+	__u32 tgid; /* the process */
+};
+
+static __unused long (*bpf_get_ns_current_pid_tgid)(__u64 dev, __u64 ino, struct bpf_pidns_info *ns, __u32 size) = (void *)120;
+
 /*
  * Registers in the BPF-visible pt_regs, and the offset of the instruction
  * pointer.
@@ -132,6 +139,35 @@ static __always_inline void count(__u32 c)
 
 	if (n)
 		__sync_fetch_and_add(n, 1);
+}
+
+/*
+ * Set by the loader: the PID namespace of the tracer, as the device
+ * (kernel encoding) and inode of its nsfs file, /proc/self/ns/pid; 0 in
+ * the initial namespace.
+ */
+volatile const __u64 pidns_dev = 0;
+volatile const __u64 pidns_ino = 0;
+
+/*
+ * current_pid_tgid is bpf_get_current_pid_tgid, the process id in the
+ * high half and the thread id in the low one, with the ids the tracer's
+ * PID namespace gives the current thread. In the initial namespace those
+ * are the kernel's own, and bpf_get_current_pid_tgid, cheaper, gives
+ * them. Elsewhere bpf_get_ns_current_pid_tgid gives them only for a
+ * thread whose own namespace is the tracer's: a thread outside it, or in
+ * a namespace nested in it, gets 0, which no thread that hits a uprobe
+ * has.
+ */
+static __always_inline __u64 current_pid_tgid(void)
+{
+	struct bpf_pidns_info ns;
+
+	if (!pidns_ino)
+		return bpf_get_current_pid_tgid();
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+		return 0;
+	return (__u64)ns.tgid << 32 | ns.pid;
 }
 
 /*
@@ -372,10 +408,10 @@ static __always_inline int eval_insn(const struct finsn *in, const struct regs *
 
 	switch (in->key) {
 	case FK_PID:
-		v = bpf_get_current_pid_tgid() >> 32;
+		v = current_pid_tgid() >> 32;
 		break;
 	case FK_TID:
-		pid_tgid = bpf_get_current_pid_tgid();
+		pid_tgid = current_pid_tgid();
 		v = (__u32)pid_tgid;
 		break;
 	case FK_COMM:

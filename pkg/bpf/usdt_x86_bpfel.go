@@ -87,6 +87,8 @@ const (
 	usdtProgUsdtMulti  = "usdt_multi"
 	usdtProgUsdtSingle = "usdt_single"
 	usdtVarFiltering   = "filtering"
+	usdtVarPidnsDev    = "pidns_dev"
+	usdtVarPidnsIno    = "pidns_ino"
 	usdtVarStrMax      = "str_max"
 	usdtVarWakeupBytes = "wakeup_bytes"
 )
@@ -154,6 +156,8 @@ type usdtMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtVariableSpecs struct {
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
+	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
+	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -202,6 +206,8 @@ func (m *usdtMaps) Close() error {
 // It can be passed to loadUsdtObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtVariables struct {
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
+	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
+	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

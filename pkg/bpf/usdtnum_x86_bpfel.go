@@ -23,6 +23,8 @@ const (
 	usdtnumProgUsdtMulti  = "usdt_multi"
 	usdtnumProgUsdtSingle = "usdt_single"
 	usdtnumVarFiltering   = "filtering"
+	usdtnumVarPidnsDev    = "pidns_dev"
+	usdtnumVarPidnsIno    = "pidns_ino"
 	usdtnumVarWakeupBytes = "wakeup_bytes"
 )
 
@@ -87,6 +89,8 @@ type usdtnumMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtnumVariableSpecs struct {
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
+	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
+	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
 
@@ -130,6 +134,8 @@ func (m *usdtnumMaps) Close() error {
 // It can be passed to loadUsdtnumObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtnumVariables struct {
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
+	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
+	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
 

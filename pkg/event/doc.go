@@ -11,7 +11,9 @@
 //	 "provider":"demo","name":"tick","args":[7,-1,"0x1f","text",null]}
 //
 //	ts         time of the hit, in nanoseconds since the Unix epoch
-//	pid, tid   the process (thread group) and the thread
+//	pid, tid   the process (thread group) and the thread, as the tracer's
+//	           PID namespace numbers them; 0 when that number cannot be
+//	           had (sdtattach: see its documentation)
 //	comm       the thread's command name
 //	cpu        the CPU the probe fired on
 //	provider   the probe's provider
