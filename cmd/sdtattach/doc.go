@@ -6,11 +6,12 @@ per line (NDJSON) on standard output, or with --count, --hist, --stats or
 Usage:
 
 	sdtattach [flags] PROBE...
+	sdtattach [flags] -c 'CMD ARGS' PROBE...
 
 PROBE is
 
 	[usdt:]PATH:PROVIDER:NAME[(TYPES)]
-	PROVIDER:NAME[(TYPES)]                 (with -p only)
+	PROVIDER:NAME[(TYPES)]                 (with -p or -c only)
 
 and, as bpftrace and bcc users type them:
 
@@ -61,6 +62,14 @@ killed. Flags may come before or after the probes:
 		libwork.so match libwork.so.1), as sdtsema -p matches it; or
 		else the file PATH resolves to, which the process may load
 		later. sdtattach exits when the process exits.
+	-c 'CMD ARGS'
+		Run CMD with ARGS and trace it from its first instruction, as -p
+		traces a process (see Commands below). CMD ARGS is split at
+		blanks, as bpftrace -c splits it, without a shell: no quoting,
+		no expansion. CMD without '/' is looked up in $PATH.
+	--cmd-stdout FILE
+		Write the standard output of the -c command to FILE, created or
+		truncated, instead of sdtattach's standard error.
 	-n N
 		Exit after writing N events. Every event written counts,
 		whichever probe and process it comes from: without -p, that is
@@ -165,6 +174,50 @@ When events are dropped because the ring buffer was full, a line
 and once more before exiting. The N of all such lines add up to the
 number of lost events in the summary: until sdtattach stops, every hit of
 an attached probe is either written or counted as lost.
+
+# Commands
+
+With -c, sdtattach starts the command stopped before it runs any
+instruction of its own: the child asks to be traced (ptrace) and
+executes CMD, and the kernel stops it once execve has succeeded, with
+the program and the dynamic loader mapped (see package pkg/launch).
+sdtattach then resolves the probes as for -p, in the program, the
+dynamic loader and the shared libraries the loader will map (those of
+$LD_PRELOAD and the DT_NEEDED entries of the program and of its
+libraries, found as the loader finds them: DT_RPATH, $LD_LIBRARY_PATH,
+DT_RUNPATH, /etc/ld.so.conf, the system directories), attaches to all of
+them with a filter on the command's pid, and lets the command run. The
+kernel puts the breakpoints in, and raises the semaphores of, each
+library as the loader maps it, so that probes fired in the first
+instructions of main, behind a semaphore or not, are traced. A
+PATH:PROVIDER:NAME probe may name a library the command loads later
+with dlopen; PROVIDER:NAME does not search such libraries.
+
+Only the command's process is traced, not the processes it starts: the
+kernel filters the uprobes by its pid, as with -p.
+
+The command inherits sdtattach's standard input, standard error and
+environment; its standard output is sdtattach's standard error, so that
+standard output carries events only, or the --cmd-stdout FILE (give
+/dev/stdout to mix them).
+
+sdtattach exits when the command exits, after writing every event, with
+the command's exit status, or 128+N when signal N killed it, as a shell
+reports it and strace does; an error of sdtattach's own gives 1 or 2 as
+usual. When the trace ends first (SIGINT, SIGTERM or SIGHUP, -n, -d),
+sdtattach detaches, writes the events still in the ring buffer, sends
+the command SIGTERM, as bpftrace -c does, and waits for it: a further
+SIGINT, SIGTERM or SIGHUP kills it with SIGKILL. If sdtattach is killed
+before the command was let run, the command is killed (it never runs
+untraced); after, it gets SIGTERM. The probes are removed in either case,
+as always.
+
+A command that cannot be run is an error before anything is attached:
+not found, exit status 127; found but not executable, or not a program
+the kernel can run, 126, as in a shell:
+
+	sdtattach: -c: nosuchcommand: command not found
+	sdtattach: -c: ./notes.txt: permission denied
 
 # Aggregations
 
@@ -295,11 +348,12 @@ is the first.
 
 Output is buffered and flushed at least every 100ms, so that a consumer on
 a pipe sees events promptly. On SIGINT, SIGTERM or SIGHUP, at the -n count or the -d
-duration, or when the -p process exits, sdtattach detaches, writes the
+duration, or when the -p or -c process exits, sdtattach detaches, writes the
 events still in the ring buffer (not past the -n count), prints a summary
 on standard error (the number of events written and lost, the probe hits
 that made no event for another reason than a full ring buffer if there
-were any, and the events of each probe) and exits 0. Hits while the probes
+were any, and the events of each probe) and exits 0 (with -c, with the
+command's status: see Commands). Hits while the probes
 are being detached are written like any other.
 
 The uprobes are made, held and removed by a child process named
@@ -332,7 +386,8 @@ attached; more is an error before anything is attached.
 
 SIGINT and SIGTERM end sdtattach at any time: while it still reads files,
 a --types file (which may be a named pipe, as bash's <(...) gives) or
-the maps of processes, it exits with status 1 without attaching.
+the maps of processes, it exits with status 1 without attaching (with -c,
+after killing the command, which never ran).
 
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
 and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); -p needs the

@@ -22,10 +22,17 @@ which an expression holds, such as 'arg0 > 100 && comm == "nginx"', in
 the kernel too.
 
 PROBE is [usdt:]PATH:PROVIDER:NAME[(TYPES)], or PROVIDER:NAME[(TYPES)]
-with -p; bpftrace's usdt:PATH:NAME and PATH:NAME, and bcc's u:PATH:NAME
+with -p or -c; bpftrace's usdt:PATH:NAME and PATH:NAME, and bcc's u:PATH:NAME
 and u:PATH:PROVIDER:NAME, are taken too. PROVIDER and NAME are globs,
 with {a,b} alternatives; PATH may be a bare command or library name. TYPES lists per-argument types: str, strN (a string whose
 length is argument N), s8..s64, u8..u64, hex, or _ to drop the argument.
+
+-c 'CMD ARGS' runs CMD (split at blanks, without a shell) stopped before
+its first instruction, attaches, lets it run, traces it as -p does, and
+exits with its status (128+N when killed by signal N; 127 or 126 when it
+cannot be run). Its standard output goes to sdtattach's standard error
+(or --cmd-stdout FILE), never to the events; when the trace ends before
+it does, it gets SIGTERM.
 
 PATH must be a regular file; at most 256 MiB of its notes are read, and
 at most 1048576 probe sites are attached. Malformed notes are
@@ -43,6 +50,8 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	pid        int
+	command    string // -c
+	cmdStdout  string
 	count      uint64
 	duration   time.Duration
 	typesFile  string
@@ -58,6 +67,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	fs := cli.FlagSet("sdtattach", usageText, stderr)
 	fs.IntVar(&c.pid, "p", 0, "trace process `PID` only; PROBE may name any object it maps")
+	fs.StringVar(&c.command, "c", "", "run `CMD` (with its arguments, split at blanks) and trace it as -p does; exit with its status")
+	fs.StringVar(&c.cmdStdout, "cmd-stdout", "", "write the standard output of the -c command to `FILE` (default: the standard error)")
 	fs.Uint64Var(&c.count, "n", 0, "exit after `N` events")
 	fs.DurationVar(&c.duration, "d", 0, "exit after `DURATION`, such as 10s")
 	fs.StringVar(&c.typesFile, "types", "", "argument names and types from the DTrace provider `FILE.d`")
@@ -87,6 +98,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["p"] && c.pid <= 0 {
 		return usage("-p %d: not a process ID", c.pid)
+	}
+	if err := c.checkCommand(set); err != nil {
+		return usage("%v", err)
 	}
 	if set["d"] && c.duration <= 0 {
 		return usage("-d %v: not a positive duration", c.duration)
@@ -128,8 +142,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		if err != nil {
 			return usage("%v", err)
 		}
-		if s.Path == "" && c.pid == 0 {
-			return usage("%q: PROVIDER:NAME needs -p PID; without it, give PATH:PROVIDER:NAME", a)
+		if s.Path == "" && c.pid == 0 && c.command == "" {
+			return usage("%q: PROVIDER:NAME needs -p PID or -c CMD; without them, give PATH:PROVIDER:NAME", a)
 		}
 		c.specs = append(c.specs, s)
 	}

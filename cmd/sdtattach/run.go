@@ -50,6 +50,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		FlushInterval: flushInterval,
 		Warn:          func(err error) { cli.Print(logger, err) },
 	}
+	if c.command != "" {
+		return runCommand(ctx, c, opts, stdout, logger)
+	}
+	return trace(ctx, c, opts, stdout, logger)
+}
+
+// trace resolves, attaches and streams or aggregates until a stop
+// condition.
+func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Writer, logger *log.Logger) error {
 	// The --types file is read aside with the probes: it may be a named
 	// pipe whose writer never comes.
 	plan, err := resolve(ctx, c, opts)

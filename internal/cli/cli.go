@@ -34,6 +34,12 @@ var (
 	ErrFailed = errors.New("failed")
 )
 
+// An ExitStatus is an error that makes Exit end the program with that
+// status, printing nothing: sdtattach -c exits with its command's.
+type ExitStatus int
+
+func (s ExitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
 // Exit ends the program with the status err calls for: 0 for nil or
 // flag.ErrHelp, 2 for ErrUsage, 1 for anything else, which it prints
 // through the standard logger first unless it is ErrFailed.
@@ -43,9 +49,12 @@ func Exit(err error) {
 
 // Status returns the exit status for err, printing err as Exit does.
 func Status(err error) int {
+	var es ExitStatus
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &es):
+		return int(es)
 	case errors.Is(err, ErrUsage):
 		return 2
 	case errors.Is(err, ErrFailed):

@@ -26,6 +26,8 @@ func TestStatus(t *testing.T) {
 		{ErrUsage, 2, ""},
 		{fmt.Errorf("bad flag: %w", ErrUsage), 2, ""},
 		{ErrFailed, 1, ""},
+		{ExitStatus(7), 7, ""},
+		{fmt.Errorf("-c: %w", ExitStatus(143)), 143, ""},
 		{errors.New("open x: no such file"), 1, "tool: open x: no such file\n"},
 		{errors.Join(errors.New("x: bad note"), errors.New("x: 3 more")), 1, "tool: x: bad note\ntool: x: 3 more\n"},
 	} {

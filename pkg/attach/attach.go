@@ -26,6 +26,10 @@ type Options struct {
 	// a PATH are resolved against every object it maps, and the Tracer
 	// stops by itself when it exits.
 	PID int
+	// Libraries, with PID, are files the process does not map yet but
+	// will, searched as if it mapped them (see probe.Options): the
+	// shared libraries of a command stopped at its execve.
+	Libraries []string
 	// Types, when not nil, names and types the arguments of the probes
 	// it describes; events of those probes carry named fields.
 	Types *Types
@@ -46,6 +50,10 @@ type Options struct {
 	// counted. Resolve compiles it for each probe, and fails with a
 	// *filter.Error naming the probe when a probe lacks what it names.
 	Filter *filter.Expr
+	// Attached, when not nil, is called once every site is attached,
+	// before Attach or Aggregate returns; an error detaches everything
+	// and is theirs. sdtattach -c lets its command run there.
+	Attached func() error
 	// Warn, when not nil, is given what does not stop attaching but
 	// leaves something out: malformed notes, sites left out, arguments
 	// that cannot be read, semaphores not raised, probes Types does not
@@ -106,7 +114,7 @@ func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan,
 }
 
 func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
-	sel, err := probe.Find(specs, &probe.Options{PID: o.PID, Warn: o.Warn})
+	sel, err := probe.Find(specs, &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: o.Warn})
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +183,12 @@ func (p *Plan) attachTo(prog *bpf.Program) error {
 		if err := prog.Attach(a.Target.Path, a.Sites); err != nil {
 			prog.Close()
 			return exitedError(p.opts.PID, attachError(err, hasSemaphores(a.Sites)))
+		}
+	}
+	if f := p.opts.Attached; f != nil {
+		if err := f(); err != nil {
+			prog.Close()
+			return err
 		}
 	}
 	return nil

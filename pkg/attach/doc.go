@@ -22,6 +22,10 @@
 // probe finds the probes). Without a PID the sites are attached in every
 // process that runs the file, also those started later; with one, in
 // that process only, and PATH may be any object it maps or will map.
+// Options.Libraries adds files the process does not map yet to those
+// searched, and Options.Attached is called once every site is attached:
+// a command that package launch started stopped at its execve is let run
+// there, so that it is traced from its first instruction.
 //
 // Resolve does the reading and planning, and returns a Plan: the probes,
 // their sites by file (Attachments), and the table of sites by number

@@ -32,6 +32,11 @@ type Options struct {
 	// PID, when not 0, is the process whose mapped objects
 	// specifications are resolved against.
 	PID int
+	// Libraries, with PID, are files the process does not map yet but
+	// will: the shared libraries of a program stopped at its execve,
+	// before the dynamic loader maps them. They are searched as if
+	// mapped.
+	Libraries []string
 	// Warn, when not nil, is given the error of each file whose notes
 	// are malformed: its other probes are still selected.
 	Warn func(error)
@@ -71,6 +76,9 @@ func Find(specs []probespec.Spec, opts *Options) (*Selection, error) {
 	if o.PID != 0 {
 		pt, err := newProcTargets(o.PID, fs)
 		if err != nil {
+			return nil, err
+		}
+		if err := pt.addLibraries(o.Libraries); err != nil {
 			return nil, err
 		}
 		find = pt.find

@@ -219,3 +219,10 @@ func ldSoConf(file string, depth int) []string {
 	}
 	return dirs
 }
+
+// LibraryDirs returns the directories the dynamic loader searches after
+// $LD_LIBRARY_PATH and the run paths of the objects: those of
+// /etc/ld.so.conf, then the system library directories.
+func LibraryDirs() []string {
+	return append(ldSoConf("/etc/ld.so.conf", 0), defaultLibDirs...)
+}

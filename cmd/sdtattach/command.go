@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/launch"
+)
+
+// commandArgs splits the -c command at blanks, as bpftrace does: no
+// shell, so no quoting and no expansion.
+func commandArgs(s string) []string { return strings.Fields(s) }
+
+// runCommand starts the -c command stopped at its execve, traces it as
+// -p traces a process, releasing it once every site is attached, and
+// returns its exit status as a cli.ExitStatus.
+func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.Writer, logger *log.Logger) error {
+	// Registered before the command runs, so that no second signal is
+	// missed: the first ends the trace (ctx), a second kills the command.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	lo := &launch.Options{Stdout: os.Stderr}
+	if c.cmdStdout != "" {
+		f, err := os.Create(c.cmdStdout)
+		if err != nil {
+			return fmt.Errorf("--cmd-stdout: %w", err)
+		}
+		defer f.Close()
+		lo.Stdout = f
+	}
+	cmd, err := launch.Start(commandArgs(c.command), lo)
+	var se *launch.StartError
+	if errors.As(err, &se) {
+		logger.Printf("-c: %v", se)
+		return cli.ExitStatus(se.Status())
+	}
+	if err != nil {
+		return fmt.Errorf("-c: %w", err)
+	}
+	opts.PID = cmd.Pid
+	opts.Libraries = cmd.Libraries
+	opts.Attached = cmd.Release
+	err = trace(ctx, c, opts, stdout, logger)
+	return endCommand(cmd, err, sigs, logger)
+}
+
+// endCommand waits for the command once the trace has ended, and
+// returns the error of the trace or else its exit status. A command
+// that never ran (attaching failed) is killed. One that still runs (a
+// signal, -n or -d ended the trace) gets SIGTERM, as bpftrace -c sends
+// it, and SIGKILL on a further signal to sdtattach.
+func endCommand(cmd *launch.Command, traceErr error, sigs <-chan os.Signal, logger *log.Logger) error {
+	if !cmd.Released() {
+		cmd.Kill()
+		return traceErr
+	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	default:
+		// The signal that ended the trace is not a second one.
+		select {
+		case <-sigs:
+		default:
+		}
+		cmd.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-sigs:
+			logger.Printf("-c: killing process %d", cmd.Pid)
+			cmd.Signal(syscall.SIGKILL)
+			<-exited
+		}
+	}
+	status, err := cmd.Wait()
+	switch {
+	case traceErr != nil:
+		return traceErr
+	case err != nil:
+		return fmt.Errorf("-c: %w", err)
+	case status != 0:
+		return cli.ExitStatus(status)
+	}
+	return nil
+}
+
+// checkCommand checks the flags that go with -c; the error is the
+// message of a usage error.
+func (c *config) checkCommand(set map[string]bool) error {
+	switch {
+	case set["c"] && len(commandArgs(c.command)) == 0:
+		return errors.New("-c: empty command")
+	case set["c"] && set["p"]:
+		return errors.New("-c and -p exclude each other")
+	case set["c"] && c.attachOnly:
+		return errors.New("-c and --attach-only exclude each other")
+	case set["cmd-stdout"] && !set["c"]:
+		return errors.New("--cmd-stdout needs -c")
+	}
+	return nil
+}
