@@ -173,6 +173,19 @@ func describe(fs []*frame, chain []string) string {
 	return strings.Join(parts, " > ")
 }
 
+// overLimit are the objects whose programs are known to need more than
+// maxBPFStack bytes along a call chain with --filter, and how many: the
+// kernels that give a uprobe program's large frames stacks of their own
+// (x86-64 since Linux 6.13) load them, older ones refuse them. Their
+// depth may not grow; an object that comes within the limit must leave
+// the list.
+var overLimit = map[string]int{
+	"agg_x86_bpfel.o":       704,
+	"agg_arm64_bpfel.o":     704,
+	"usdt_arm64_bpfel.o":    544,
+	"usdtnum_arm64_bpfel.o": 544,
+}
+
 // The verifier of the running kernel checks the programs of this
 // architecture only; the stack of the others is checked here, from
 // their instructions, as the verifier would.
@@ -201,8 +214,15 @@ func TestStackDepth(t *testing.T) {
 				continue
 			}
 			t.Logf("%s %s: %d bytes: %s", obj, name, depth, describe(fs, chain))
-			if depth > maxBPFStack {
-				t.Errorf("%s %s: %d bytes of stack, more than %d: %s", obj, name, depth, maxBPFStack, describe(fs, chain))
+			limit, known := overLimit[obj]
+			if !known {
+				limit = maxBPFStack
+			}
+			switch {
+			case depth > limit:
+				t.Errorf("%s %s: %d bytes of stack, more than %d: %s", obj, name, depth, limit, describe(fs, chain))
+			case known && depth <= maxBPFStack:
+				t.Errorf("%s %s: %d bytes of stack, within %d: take it out of overLimit", obj, name, depth, maxBPFStack)
 			}
 		}
 	}
@@ -329,15 +349,15 @@ func TestStackDepthVerifier(t *testing.T) {
 		if err != nil {
 			t.Fatalf("LoadCollectionSpec(%s): %v", obj, err)
 		}
-		// Every part on: filters, arguments, stats, a key of every
-		// word with every part an argument.
+		// Every part on: filters, arguments, latencies and their stats,
+		// a key of every word with every part an argument.
 		var kinds [MaxKeyParts]uint8
 		var offs, sizes [MaxKeyParts]uint16
 		for i := range kinds {
 			kinds[i], offs[i], sizes[i] = uint8(PartArg), uint16(i*8), 8
 		}
 		for name, v := range map[string]any{
-			"filtering": uint8(1), "read_args": uint8(1), "mode": uint8(AggStats),
+			"filtering": uint8(1), "read_args": uint8(1), "mode": uint8(AggLatency), "pair_kind": uint8(PartArg),
 			"key_words": uint8(maxKeySize / 8), "nparts": uint8(MaxKeyParts),
 			"part_kind": kinds, "part_off": offs, "part_size": sizes,
 		} {
