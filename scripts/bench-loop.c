@@ -3,9 +3,11 @@
  * the 3-argument probe bench:hit N times in a tight loop and prints the
  * nanoseconds per iteration. It stops itself (SIGSTOP) before the loop, so
  * that the benchmark can attach a tracer and wait until the probe site is
- * armed before it sends SIGCONT.
+ * armed before it sends SIGCONT. With a second argument, each iteration
+ * fires bench:begin(i) then bench:end(i) instead, a pair for latencies
+ * (scripts/bench-agg).
  *
- * usage: bench-loop N
+ * usage: bench-loop N [pairs]
  */
 #include <signal.h>
 #include <stdio.h>
@@ -17,12 +19,19 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	int pairs = argc > 2; /* bench:begin and bench:end instead */
 	struct timespec t0, t1;
 
 	raise(SIGSTOP);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (long i = 0; i < n; i++)
-		DTRACE_PROBE3(bench, hit, i, i * 2, i * 3);
+	if (pairs)
+		for (long i = 0; i < n; i++) {
+			DTRACE_PROBE1(bench, begin, i);
+			DTRACE_PROBE1(bench, end, i);
+		}
+	else
+		for (long i = 0; i < n; i++)
+			DTRACE_PROBE3(bench, hit, i, i * 2, i * 3);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
 	printf("%ld %.1f %.3f\n", n, ns, ns / n);
