@@ -259,6 +259,14 @@ static __always_inline void zero_key(struct aggkey *k)
 			((key_word *)k)[i] = 0;
 }
 
+/* reset_key empties k but for its probe, and sets its bucket. */
+static __always_inline void reset_key(struct aggkey *k, __u32 probe, __u8 b)
+{
+	zero_key(k);
+	k->probe = probe;
+	k->bucket = b;
+}
+
 /*
  * lost counts a hit that found the map full in its probe's BUCKET_LOST
  * entry, which user space puts in every generation before it is
@@ -266,12 +274,9 @@ static __always_inline void zero_key(struct aggkey *k)
  */
 static __always_inline void lost(void *m, struct aggkey *k)
 {
-	__u32 probe = k->probe;
 	struct aggval *a;
 
-	zero_key(k);
-	k->probe = probe;
-	k->bucket = BUCKET_LOST;
+	reset_key(k, k->probe, BUCKET_LOST);
 	a = bpf_map_lookup_elem(m, k);
 	if (a)
 		__sync_fetch_and_add(&a->count, 1);
@@ -384,14 +389,6 @@ static __always_inline int read_part(__u8 kind, const struct aggarg *x, __u16 si
 		return 1;
 	}
 	return 0;
-}
-
-/* reset_key empties k but for its probe, and sets its bucket. */
-static __always_inline void reset_key(struct aggkey *k, __u32 probe, __u8 b)
-{
-	zero_key(k);
-	k->probe = probe;
-	k->bucket = b;
 }
 
 /*
