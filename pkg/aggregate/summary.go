@@ -139,13 +139,7 @@ func (s *Summary) writeLatencies(w io.Writer) error {
 		if len(gs) == 1 {
 			l.Pending = s.pending
 		}
-		end := g.Probe()
-		if len(s.by) > 0 {
-			for j, v := range g.Values() {
-				end += ", " + s.by[j].String() + " " + v
-			}
-		}
-		if err := l.WriteText(w, s.from[g], end, nil); err != nil {
+		if err := l.WriteText(w, s.from[g], byTitle(g.Probe(), g, s.by), nil); err != nil {
 			return err
 		}
 	}

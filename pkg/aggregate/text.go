@@ -43,6 +43,18 @@ func keysOf(by []Key) []Key {
 	return slices.DeleteFunc(slices.Clone(by), func(k Key) bool { return k == (Key{}) })
 }
 
+// byTitle returns title followed by ", KEY VALUE" for each key of by and
+// its value in g.
+func byTitle(title string, g Group, by []Key) string {
+	if len(by) == 0 {
+		return title
+	}
+	for j, v := range g.Values() {
+		title += ", " + by[j].String() + " " + v
+	}
+	return title
+}
+
 // keyHeads returns the header of a table: first, the keys in capitals,
 // then the rest.
 func keyHeads(first string, by []Key, rest ...string) []string {
@@ -73,13 +85,7 @@ func WriteHistograms(w io.Writer, hists map[Group]*Histogram, of Key, by ...Key)
 		if i > 0 {
 			io.WriteString(w, "\n")
 		}
-		title := g.Probe() + " " + of.String()
-		if len(by) > 0 {
-			for j, v := range g.Values() {
-				title += ", " + by[j].String() + " " + v
-			}
-		}
-		io.WriteString(w, title+"\n")
+		io.WriteString(w, byTitle(g.Probe()+" "+of.String(), g, by)+"\n")
 		if _, err := hists[g].WriteTo(w); err != nil {
 			return err
 		}
