@@ -144,8 +144,7 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 				if err != nil {
 					return nil, &KeyError{Key: k.String(), Probe: s.Probe, Err: err}
 				}
-				x, t = numberArg(j, typ), typ
-				x.String = typ.Kind == probespec.String
+				x, t = keyArg(j, typ), typ
 			}
 			pa.bpf.Parts = append(pa.bpf.Parts, x)
 			pa.types = append(pa.types, t)
@@ -173,8 +172,7 @@ func latencyProbe(a *Aggregation, s *Site, pa *probeArgs) error {
 	if err != nil {
 		return &KeyError{Key: k.String(), Probe: pr, Err: err}
 	}
-	pa.bpf.Pair = numberArg(j, t)
-	pa.bpf.Pair.String = t.Kind == probespec.String
+	pa.bpf.Pair = keyArg(j, t)
 	return nil
 }
 
@@ -218,6 +216,14 @@ func argOf(k aggregate.Key, s *Site) (int, probespec.Type, error) {
 		return 0, probespec.Type{}, fmt.Errorf("no such field (the probe has %s)", strings.Join(names, ", "))
 	}
 	return 0, probespec.Type{}, errors.New("not an argument or a field")
+}
+
+// keyArg returns how argument j of type t is read as a part of a key: a
+// number, or the string it points to.
+func keyArg(j int, t probespec.Type) bpf.AggArg {
+	x := numberArg(j, t)
+	x.String = t.Kind == probespec.String
+	return x
 }
 
 // numberArg returns how argument j of type t is read as a number.

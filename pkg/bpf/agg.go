@@ -195,7 +195,7 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 				}
 			}
 			if str {
-				size = (strSize + 1 + 7) &^ 7
+				size = stringPartSize(strSize)
 			}
 		default:
 			return nil, fmt.Errorf("key part %d: bad kind %d", i, k)
@@ -222,7 +222,7 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 			l.pairStr = l.pairStr || p.Pair.String
 		}
 		if l.pairStr {
-			l.pairSize = (strSize + 1 + 7) &^ 7
+			l.pairSize = stringPartSize(strSize)
 		}
 	default:
 		return nil, fmt.Errorf("pairing key: bad kind %d", a.Pair)
@@ -233,6 +233,10 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 	}
 	return l, nil
 }
+
+// stringPartSize returns the bytes a string takes in a key: strSize and
+// its NUL, rounded up to 8.
+func stringPartSize(strSize int) int { return (strSize + 1 + 7) &^ 7 }
 
 // zeroed returns the bytes of a key that the program zeroes: room for
 // the key of the aggregation map and for the pairing key.
