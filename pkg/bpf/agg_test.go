@@ -3,6 +3,7 @@ package bpf
 import (
 	"fmt"
 	"math/bits"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -166,12 +167,8 @@ func TestAggregateLatency(t *testing.T) {
 			for i := range a.Probes {
 				a.Probes[i].Parts = []AggArg{{}}
 			}
-			p := load(t, Options{Aggregate: &a})
-			ss, _ := sites(t, demo, nil)
-			if err := p.Attach(demo, ss); err != nil {
-				t.Fatalf("Attach: %v", err)
-			}
-			pid := uint64(run(t, demo, "5", "10").Process.Pid)
+			p, cmd := runAggregated(t, &a, "10")
+			pid := uint64(cmd.Process.Pid)
 			var pairs, unmatched, starts, pending uint64
 			lo, hi := int64(1<<62), int64(-1)
 			err := p.Collect(func(e *AggEntry) {
@@ -239,12 +236,7 @@ func TestAggregateLost(t *testing.T) {
 			map[uint32]uint64{1: 4, 2: 5}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := load(t, Options{Aggregate: &tt.a})
-			ss, _ := sites(t, demo, nil)
-			if err := p.Attach(demo, ss); err != nil {
-				t.Fatalf("Attach: %v", err)
-			}
-			run(t, demo, "5", "1")
+			p, _ := runAggregated(t, &tt.a, "1")
 			got := make(map[uint32]uint64)
 			err := p.Collect(func(e *AggEntry) {
 				if e.Lost {
@@ -259,4 +251,16 @@ func TestAggregateLost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runAggregated attaches a program aggregating as a says to every site
+// of the demo and runs it: 5 ticks, ms milliseconds apart.
+func runAggregated(t *testing.T, a *Aggregation, ms string) (*Program, *exec.Cmd) {
+	t.Helper()
+	p := load(t, Options{Aggregate: a})
+	ss, _ := sites(t, demo, nil)
+	if err := p.Attach(demo, ss); err != nil {
+		t.Fatalf("Attach: %v", err)
+	}
+	return p, run(t, demo, "5", ms)
 }
