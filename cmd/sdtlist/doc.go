@@ -4,8 +4,8 @@ process maps, one JSON object per probe site per line (NDJSON).
 
 Usage:
 
-	sdtlist [-t] FILE... [PATTERN...]
-	sdtlist [-t] [usdt:]PATH:[PROVIDER:]NAME...
+	sdtlist [-t | --uprobe-events] FILE... [PATTERN...]
+	sdtlist [-t | --uprobe-events] [usdt:]PATH:[PROVIDER:]NAME...
 	sdtlist [-t] -p PID [PATTERN | usdt:PATH:[PROVIDER:]NAME]...
 
 The flags are:
@@ -19,6 +19,10 @@ The flags are:
 		ptrace the process (root, or CAP_SYS_PTRACE).
 	-t
 		Print an aligned table for people instead of NDJSON.
+	--uprobe-events
+		Print the kernel's uprobe_events definition of each site instead
+		of NDJSON, for tracing without BPF (see Uprobe events below).
+		Files of x86-64 only.
 	-h
 		Print the usage and exit.
 
@@ -153,5 +157,35 @@ most 256 MiB of notes are read from a file (those of a million probe
 sites take about 66 MB): a note section past that, or one that runs past
 the end of its file, is reported instead of read, so that memory stays
 bounded by what a file holds. Usage errors exit with status 2.
+# Uprobe events
+
+With --uprobe-events, each site is a line that the kernel's
+uprobe_events file takes (package pkg/tracefs documents the translation):
+
+	p:sdt_PROVIDER/NAME PATH:0xOFFSET[(0xSEMAPHORE_OFFSET)] arg0=FETCH ...
+
+as perf names USDT events: the group sdt_ and the provider, the event
+the probe's name, with _1, _2 and on for the second and later sites of
+a probe, each made of letters, digits and '_' only. OFFSET is the site's
+file offset, SEMAPHORE_OFFSET its semaphore's, which the kernel raises
+as a reference counter while the event is enabled. Each argument the
+note gives is fetched as its operand says (registers, memory at a
+register, globals relative to the site, constants), typed sN or uN by
+its size and sign, and named argN from 0 as sdtattach names them. An
+argument with no fetch argument form (memory indexed by a register,
+floating-point values, a symbol added to a register in a
+position-independent file) is left out of the line, and a comment line
+before it says which and why:
+
+	# fx:all at 0x1164: arg3 "8@(%rbx,%rcx,8)" left out: memory indexed by a register: fetch arguments have no such form
+	p:sdt_fx/all /usr/bin/fx:0x1164 arg0=%ax:s64 arg1=+0(%bx):u64 arg2=+16(%bx):u64 arg4=+11964(%ip):u64
+
+To trace with them as root, where tracefs is mounted:
+
+	sdtlist --uprobe-events /usr/bin/fx >> /sys/kernel/tracing/uprobe_events
+	echo 1 > /sys/kernel/tracing/events/sdt_fx/enable
+	cat /sys/kernel/tracing/trace_pipe
+
+and remove them, once disabled, with a "-:sdt_fx/all" line each.
 */
 package main

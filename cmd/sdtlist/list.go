@@ -24,8 +24,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	logger := log.New(stderr, "sdtlist: ", 0)
 	bw := bufio.NewWriterSize(stdout, 64<<10)
 	var out sink = newNDJSON(bw)
-	if c.table {
+	switch {
+	case c.table:
 		out = newTable(bw, c.pid != 0)
+	case c.events:
+		out = newUprobeEvents(bw)
 	}
 	failed := false
 	if c.pid != 0 {

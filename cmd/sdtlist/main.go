@@ -13,8 +13,8 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-const usageText = `usage: sdtlist [-t] FILE... [PATTERN...]
-       sdtlist [-t] [usdt:]PATH:[PROVIDER:]NAME...
+const usageText = `usage: sdtlist [-t | --uprobe-events] FILE... [PATTERN...]
+       sdtlist [-t | --uprobe-events] [usdt:]PATH:[PROVIDER:]NAME...
        sdtlist [-t] -p PID [PATTERN | usdt:PATH:[PROVIDER:]NAME]...
 
 List the USDT probe sites of ELF files, or of every object a running
@@ -52,6 +52,7 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	table    bool
+	events   bool // --uprobe-events
 	pid      int
 	files    []fileArg
 	patterns []probespec.Spec
@@ -72,6 +73,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs := cli.FlagSet("sdtlist", usageText, stderr)
 	fs.BoolVar(&c.table, "t", false, "print an aligned table instead of NDJSON")
 	fs.IntVar(&c.pid, "p", 0, "list the probes of every object process `PID` maps")
+	fs.BoolVar(&c.events, "uprobe-events", false, "print a uprobe_events definition per site instead of NDJSON (x86-64)")
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -79,6 +81,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Visit(func(f *flag.Flag) { pidSet = pidSet || f.Name == "p" })
 	if pidSet && c.pid <= 0 {
 		fmt.Fprintf(stderr, "sdtlist: -p %d: not a process ID\n", c.pid)
+		return nil, cli.ErrUsage
+	}
+	if c.events && (pidSet || c.table) {
+		fmt.Fprint(stderr, "sdtlist: --uprobe-events lists files: it does not go with -p or -t\n")
 		return nil, cli.ErrUsage
 	}
 	var bare []string // arguments that are a file or a NAME pattern

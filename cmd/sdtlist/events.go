@@ -1,0 +1,84 @@
+package main
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/sdtkit/sdtkit/internal/termtext"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/tracefs"
+)
+
+// groupPrefix is the prefix of the groups of --uprobe-events, as perf
+// names the events of USDT probes: sdt_PROVIDER.
+const groupPrefix = "sdt_"
+
+// uprobeEvents writes sites as uprobe_events definitions, each after a
+// comment line per argument it leaves out.
+type uprobeEvents struct {
+	w     io.Writer
+	names tracefs.Namer
+	file  string // of opts
+	opts  *tracefs.Options
+	path  string // absolute
+	err   error  // of the file: written once
+}
+
+func newUprobeEvents(w io.Writer) *uprobeEvents { return &uprobeEvents{w: w} }
+
+func (u *uprobeEvents) flush() error { return nil }
+
+func (u *uprobeEvents) write(s *site) error {
+	if s.file != u.file {
+		u.open(s.file)
+	}
+	if u.err != nil {
+		return nil // reported by open
+	}
+	p := s.probe
+	group := tracefs.Group(groupPrefix, p.Provider)
+	d, err := tracefs.Define(p, s.machine, u.path, group, u.names.Name(group, p.Name), u.opts)
+	if errors.Is(err, tracefs.ErrMachine) {
+		u.err = err
+		return fmt.Errorf("%s: %w", s.file, err)
+	}
+	if err != nil {
+		_, werr := fmt.Fprintf(u.w, "# %s at %#x left out: %s\n", probeName(p), p.PC, printable(err.Error()))
+		return werr
+	}
+	for _, l := range d.LeftOut {
+		if _, err := fmt.Fprintf(u.w, "# %s at %#x: %s\n", probeName(p), p.PC, printable(l.String())); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintln(u.w, d)
+	return err
+}
+
+// open reads what the definitions of file need: its type, and the
+// addresses of its symbols for operands that name one.
+func (u *uprobeEvents) open(file string) {
+	u.file, u.opts, u.err = file, &tracefs.Options{}, nil
+	if u.path, u.err = filepath.Abs(file); u.err != nil {
+		return
+	}
+	f, err := elf.Open(file)
+	if err != nil {
+		u.err = err
+		return
+	}
+	defer f.Close()
+	u.opts.Type = f.Type
+	u.opts.Symbols, _ = stapsdt.Symbols(f) // an operand naming a symbol is left out with its error
+}
+
+func probeName(p *stapsdt.Site) string {
+	return termtext.String(p.Provider) + ":" + termtext.String(p.Name)
+}
+
+// printable returns a message as it is when it holds no control
+// characters, and quoted otherwise.
+func printable(s string) string { return string(termtext.AppendPrintable(nil, s)) }
