@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
 // A summary is -c, --hist or --latency.
@@ -83,7 +83,9 @@ type latencySpec struct {
 }
 
 func parseLatency(s string) (*latencySpec, error) {
-	parts := strings.Split(s, ",")
+	// The commas inside braces are a pattern's own, as for sdtattach:
+	// app:{a,b},app:c is two patterns.
+	parts := probespec.SplitList(s)
 	if len(parts) < 2 || len(parts) > 3 {
 		return nil, errors.New("want START,END[,KEY]")
 	}

@@ -1,9 +1,11 @@
 package scripttest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -125,5 +127,32 @@ func Probe() script.Cond {
 			}
 		}
 		return false, nil
+	})
+}
+
+// User reports whether the user, and the group if given, named by the
+// suffix USER[:GROUP] exist, such as [user:nobody:nogroup]: servers that
+// refuse to run as root, as PostgreSQL does, are run as such a user.
+func User() script.Cond {
+	return script.PrefixCondition("the user USER and the group GROUP exist (suffix USER[:GROUP])", func(_ *script.State, suffix string) (bool, error) {
+		name, group, hasGroup := strings.Cut(suffix, ":")
+		if name == "" || hasGroup && group == "" {
+			return false, fmt.Errorf("%q: want USER[:GROUP]", suffix)
+		}
+		if _, err := user.Lookup(name); err != nil {
+			if errors.As(err, new(user.UnknownUserError)) {
+				return false, nil
+			}
+			return false, err
+		}
+		if hasGroup {
+			if _, err := user.LookupGroup(group); err != nil {
+				if errors.As(err, new(user.UnknownGroupError)) {
+					return false, nil
+				}
+				return false, err
+			}
+		}
+		return true, nil
 	})
 }

@@ -38,6 +38,7 @@ func Conds() map[string]script.Cond {
 		"probe":   Probe(),
 		"sdt.h":   SDTHeader(),
 		"tracefs": Tracefs(),
+		"user":    User(),
 	}
 }
 
