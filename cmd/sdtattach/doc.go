@@ -250,8 +250,8 @@ pkg/aggregate (see its documentation), with these fields in this order:
 and for --latency (see Latencies below) these, after name:
 
 	latency   the KEY STARTs and ENDs pair by
-	from      in the record of an END probe: START as given
-	to        in the record of a START probe: END as given
+	from      in the record of an END probe: START as PROVIDER:NAME, or NAME when START names no provider
+	to        in the record of a START probe: END, the same way
 	by        in the record of an END probe, with --by
 	count     END: the pairs it ended; START: its hits
 	unread    hits whose KEY (or --by key) could not be read
