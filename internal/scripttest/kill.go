@@ -68,7 +68,7 @@ func KillDuring() script.Cmd {
 				if err != nil {
 					return "", err
 				}
-				if ok, err := sitesIn(out, false); !ok || err != nil {
+				if ok, err := sitesIn(out, false, false); !ok || err != nil {
 					return summarize(out), errors.Join(err, errors.New("not restored"))
 				}
 				return "", nil

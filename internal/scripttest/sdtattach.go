@@ -16,17 +16,18 @@ func WaitSites() script.Cmd {
 	return script.Command(
 		script.CmdUsage{
 			Summary: "wait until sdtlist -p shows probe sites armed or disarmed",
-			Args:    "armed|disarmed PID PATTERN...",
+			Args:    "armed|owned|disarmed PID PATTERN...",
 			Detail: []string{
 				"armed waits until every site sdtlist -p PID PATTERN... lists is armed, with its semaphore, if any, at 1 or more.",
+				"owned waits until they are armed and sdtlist finds the uprobe that owns each: a tracer arms a site before its file descriptor of the uprobe is in its table.",
 				"disarmed waits until none is armed and every semaphore is 0.",
 			},
 		},
 		func(s *script.State, args ...string) (script.WaitFunc, error) {
-			if len(args) < 3 || args[0] != "armed" && args[0] != "disarmed" {
+			if len(args) < 3 || args[0] != "armed" && args[0] != "owned" && args[0] != "disarmed" {
 				return nil, script.ErrUsage
 			}
-			want := args[0] == "armed"
+			want, owned := args[0] != "disarmed", args[0] == "owned"
 			sdtlist, err := lookPath(s, "sdtlist")
 			if err != nil {
 				return nil, err
@@ -39,7 +40,7 @@ func WaitSites() script.Cmd {
 				out, err := cmd.Output()
 				last = string(out)
 				if err == nil {
-					ok, err := sitesIn(out, want)
+					ok, err := sitesIn(out, want, owned)
 					if err != nil {
 						return nil, err
 					}
@@ -59,8 +60,9 @@ func WaitSites() script.Cmd {
 }
 
 // sitesIn reports whether every site in sdtlist's output is armed (with
-// its semaphore raised), or every one disarmed (with its semaphore at 0).
-func sitesIn(out []byte, armed bool) (bool, error) {
+// its semaphore raised, and with owned not orphaned), or every one
+// disarmed (with its semaphore at 0).
+func sitesIn(out []byte, armed, owned bool) (bool, error) {
 	sites := lines(string(out))
 	if len(sites) == 0 {
 		return false, nil
@@ -68,12 +70,13 @@ func sitesIn(out []byte, armed bool) (bool, error) {
 	for _, l := range sites {
 		var site struct {
 			Armed     bool    `json:"armed"`
+			Orphaned  bool    `json:"orphaned"`
 			Semaphore *uint64 `json:"semaphore_value"`
 		}
 		if err := json.Unmarshal([]byte(l), &site); err != nil {
 			return false, fmt.Errorf("sdtlist: %w", err)
 		}
-		if site.Armed != armed {
+		if site.Armed != armed || owned && site.Orphaned {
 			return false, nil
 		}
 		if site.Semaphore != nil && (*site.Semaphore > 0) != armed {
