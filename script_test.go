@@ -13,7 +13,7 @@ import (
 	"rsc.io/script"
 	"rsc.io/script/scripttest"
 
-	sdtscript "github.com/sdtkit/sdtkit/internal/scripttest"
+	sdtscript "github.com/sdtkit/sdtkit/pkg/scripttest"
 )
 
 // binDir holds the tools built from ./cmd/... for the tests.
@@ -70,9 +70,15 @@ func TestScript(t *testing.T) {
 		engine.Conds[name] = cond
 	}
 
+	src, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	env := []string{
 		"PATH=" + bin + string(filepath.ListSeparator) + os.Getenv("PATH"),
 		"LC_ALL=C",
+		// The source tree, for scripts that build the tools their own way.
+		"SDTKIT=" + src,
 	}
 	for _, key := range []string{"HOME", "TMPDIR", "GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT", "GOFLAGS"} {
 		if v, ok := os.LookupEnv(key); ok {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -48,9 +49,24 @@ type resolver struct {
 	libPath []string // $LD_LIBRARY_PATH, then ld.so.conf, then the defaults
 }
 
-// Directories the dynamic loader searches after ld.so.conf's.
-var defaultLibDirs = []string{
-	"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+// Directories the dynamic loader searches after ld.so.conf's: Debian's
+// and Ubuntu's search their multiarch directories first, Fedora's /lib64
+// and /usr/lib64. In a container without /etc/ld.so.cache, the loader
+// finds the system's libraries there only.
+var defaultLibDirs = append(multiarchDirs[runtime.GOARCH],
+	"/lib64", "/usr/lib64", "/lib", "/usr/lib")
+
+// multiarchDirs are the system directories Debian's loader is built
+// with, by GOARCH.
+var multiarchDirs = map[string][]string{
+	"amd64":   {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"},
+	"386":     {"/lib/i386-linux-gnu", "/usr/lib/i386-linux-gnu"},
+	"arm64":   {"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"},
+	"arm":     {"/lib/arm-linux-gnueabihf", "/usr/lib/arm-linux-gnueabihf"},
+	"riscv64": {"/lib/riscv64-linux-gnu", "/usr/lib/riscv64-linux-gnu"},
+	"s390x":   {"/lib/s390x-linux-gnu", "/usr/lib/s390x-linux-gnu"},
+	"ppc64le": {"/lib/powerpc64le-linux-gnu", "/usr/lib/powerpc64le-linux-gnu"},
+	"loong64": {"/lib/loongarch64-linux-gnu", "/usr/lib/loongarch64-linux-gnu"},
 }
 
 func hostResolver() *resolver {

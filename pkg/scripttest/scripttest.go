@@ -1,8 +1,3 @@
-// Package scripttest provides the commands and conditions that sdtkit's
-// script tests (testdata/script/*.txt, run on rsc.io/script) add to the
-// engine's defaults: comparing sdtlist with readelf, reading values out of
-// NDJSON output, waiting for what a background fixture reports, and attaching
-// uprobes through tracefs.
 package scripttest
 
 import (
