@@ -277,9 +277,9 @@ counted and lost. sdtfmt renders these lines as it renders its -c,
 --hist and --latency summaries. A key or ARG that a probe does not have (an argN past
 its last argument, a field its --types declaration lacks), or a string
 as ARG, is an error before anything is attached, which names the key
-and the probe, with exit status 2. A key takes at most 184 bytes (120
-on arm64): 8 per number, 16 for comm, and --strlen plus one, rounded up
-to 8, per string; so does the KEY of --latency.
+and the probe, with exit status 2. A key takes at most 184 bytes: 8
+per number, 16 for comm, and --strlen plus one, rounded up to 8, per
+string; so does the KEY of --latency.
 
 # Latencies
 

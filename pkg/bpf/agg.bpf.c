@@ -12,7 +12,10 @@
  * line moves between CPUs, and the atomic adds keep the counts exact
  * when a thread that hit a probe is preempted by another hitting one on
  * the same CPU (uprobe programs run with migration, not preemption,
- * disabled). The map is the current one of two generations: user space
+ * disabled). The registers and the key are kept in a scratch slot
+ * (usdt.h), claimed per hit for the same reason, rather than on the
+ * stack: with the frames of the filter, they would not fit its 512
+ * bytes. The map is the current one of two generations: user space
  * makes the other one current, reads the old one and empties it, once
  * per interval (see current).
  *
@@ -27,19 +30,11 @@
  * the time between to the histogram of its own key (see pair).
  */
 
+#define USDT_SLOTS 1
 #include "usdt.h"
 
 #define MAX_KEYS 8 /* parts of a key */
-/*
- * The largest key, header included: the stack holds it and the
- * registers, within the 512 bytes a BPF program has. Package bpf knows
- * it as maxKeySize.
- */
-#if defined(__TARGET_ARCH_x86)
-#define KEY_SIZE 192
-#else
-#define KEY_SIZE 96
-#endif
+#define KEY_SIZE 192 /* the largest key, header included: package bpf's maxKeySize */
 #define KEY_WORDS (KEY_SIZE / 8)
 #define BUCKET_LOST 255 /* the entry of a probe's hits that found the map full */
 #define BUCKET_UNREAD 254 /* hits whose value could not be read */
@@ -125,6 +120,19 @@ struct aggprobe {
 	__u8 role; /* AGG_LATENCY: enum role */
 	__u8 pad[3];
 };
+
+/* A hit's scratch slot. */
+struct aggscratch {
+	struct regs regs;
+	struct aggkey key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLOTS);
+	__type(key, __u32);
+	__type(value, struct aggscratch);
+} scratch SEC(".maps");
 
 /* A START waiting for its END, under its pairing key. */
 struct start {
@@ -450,44 +458,39 @@ static __always_inline int pair(const struct regs *r, struct spec *s, struct agg
 	return 1;
 }
 
-static __always_inline int handle(void *ctx)
+/* aggregate adds a hit of site s, with x its scratch slot. */
+static __always_inline void aggregate(void *ctx, struct spec *s, struct aggscratch *x)
 {
-	__u32 id = bpf_get_attach_cookie(ctx), zero = 0;
+	struct regs *regs = &x->regs;
+	struct aggkey *k = &x->key;
 	__u64 v = 0, bias = 0;
 	struct aggprobe *p;
-	struct aggkey k;
-	struct regs regs;
-	struct spec *s;
+	__u32 zero = 0;
 	int sign = 0;
 	void *m;
 
-	s = bpf_map_lookup_elem(&sites, &id);
-	if (!s) {
-		count(LOST_SPEC);
-		return 0;
-	}
 	if (read_args || filtering) {
-		load_regs(ctx, &regs);
-		bias = regs.r[IP_OFF / 8] - s->pc; /* see usdt.bpf.c */
+		load_regs(ctx, regs);
+		bias = regs->r[IP_OFF / 8] - s->pc; /* see usdt.bpf.c */
 	}
 	/* Before anything else: a hit filtered out is not counted. */
-	if (filtering && !filter_hit(&regs, s, bias))
-		return 0;
+	if (!passes(regs, s, bias))
+		return;
 	p = bpf_map_lookup_elem(&probes, &s->probe_id);
 	m = bpf_map_lookup_elem(&current, &zero);
 	if (!p || !m) {
 		count(LOST_AGG);
-		return 0;
+		return;
 	}
-	zero_key(&k);
-	k.probe = s->probe_id;
+	zero_key(k);
+	k->probe = s->probe_id;
 	if (mode == AGG_LATENCY) {
-		if (!pair(&regs, s, p, bias, m, &k, &v))
-			return 0;
-	} else if (mode != AGG_COUNT && !read_num(&regs, s, &p->value, bias, &v, &sign)) {
-		k.bucket = BUCKET_UNREAD;
+		if (!pair(regs, s, p, bias, m, k, &v))
+			return;
+	} else if (mode != AGG_COUNT && !read_num(regs, s, &p->value, bias, &v, &sign)) {
+		k->bucket = BUCKET_UNREAD;
 	} else if (mode == AGG_HIST) {
-		k.bucket = bucket(v, sign);
+		k->bucket = bucket(v, sign);
 	}
 
 #pragma unroll
@@ -496,12 +499,37 @@ static __always_inline int handle(void *ctx)
 
 		if (i >= nparts)
 			break;
-		if (!read_part(part_kind[i], &p->parts[i], part_size[i], &regs, s, bias, &k.data[part_off[i]], &xsign))
-			k.failed |= 1 << i;
+		if (!read_part(part_kind[i], &p->parts[i], part_size[i], regs, s, bias, &k->data[part_off[i]], &xsign))
+			k->failed |= 1 << i;
 		else if (xsign)
-			k.signs |= 1 << i;
+			k->signs |= 1 << i;
 	}
-	add(m, &k, v);
+	add(m, k, v);
+}
+
+static __always_inline int handle(void *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+	struct aggscratch *x;
+	struct spec *s;
+	__u64 *mask;
+	int slot;
+
+	s = bpf_map_lookup_elem(&sites, &id);
+	if (!s) {
+		count(LOST_SPEC);
+		return 0;
+	}
+	slot = get_slot(&mask);
+	if (slot < 0)
+		return 0;
+	id = slot;
+	x = bpf_map_lookup_elem(&scratch, &id);
+	if (x)
+		aggregate(ctx, s, x);
+	else
+		count(LOST_AGG);
+	put_slot(mask, slot);
 	return 0;
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"unsafe"
 
@@ -48,9 +47,8 @@ const DefaultMaxKeys = 10240
 const MaxKeys = 1 << 24
 
 // maxKeySize is agg.bpf.c's KEY_SIZE: the largest key, the 8 bytes of
-// its header included. The stack of the program holds a key and the
-// registers, and arm64 has more registers.
-var maxKeySize = map[string]int{"amd64": 192, "arm64": 96}[runtime.GOARCH]
+// its header included.
+const maxKeySize = 192
 
 // Sizes of key parts: numbers, and the command name as the kernel keeps it.
 const (

@@ -44,10 +44,12 @@ type aggAggprobe struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	aggMapBusy       = "busy"
 	aggMapCounters   = "counters"
 	aggMapCurrent    = "current"
 	aggMapFilters    = "filters"
 	aggMapProbes     = "probes"
+	aggMapScratch    = "scratch"
 	aggMapSites      = "sites"
 	aggMapStarts     = "starts"
 	aggProgAggMulti  = "agg_multi"
@@ -116,10 +118,12 @@ type aggProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type aggMapSpecs struct {
+	Busy     *ebpf.MapSpec `ebpf:"busy"`
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Current  *ebpf.MapSpec `ebpf:"current"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Probes   *ebpf.MapSpec `ebpf:"probes"`
+	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 	Starts   *ebpf.MapSpec `ebpf:"starts"`
 }
@@ -162,20 +166,24 @@ func (o *aggObjects) Close() error {
 //
 // It can be passed to loadAggObjects or ebpf.CollectionSpec.LoadAndAssign.
 type aggMaps struct {
+	Busy     *ebpf.Map `ebpf:"busy"`
 	Counters *ebpf.Map `ebpf:"counters"`
 	Current  *ebpf.Map `ebpf:"current"`
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Probes   *ebpf.Map `ebpf:"probes"`
+	Scratch  *ebpf.Map `ebpf:"scratch"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 	Starts   *ebpf.Map `ebpf:"starts"`
 }
 
 func (m *aggMaps) Close() error {
 	return _AggClose(
+		m.Busy,
 		m.Counters,
 		m.Current,
 		m.Filters,
 		m.Probes,
+		m.Scratch,
 		m.Sites,
 		m.Starts,
 	)

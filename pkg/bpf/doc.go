@@ -94,8 +94,8 @@
 // every program (streaming with or without strings, aggregating)
 // interprets on each hit of the probe, right after reading the
 // registers and before it takes a scratch event, reserves a ring record
-// or looks up a key: a hit that fails costs the test only and counts
-// nowhere. The interpreter, in usdt.h, is a loop bounded by
+// or looks up a key: a hit that fails costs the test only (aggregating,
+// and the scratch slot that holds the registers) and counts nowhere. The interpreter, in usdt.h, is a loop bounded by
 // filter.MaxInsns over a truth stack held in a bit mask; strings are
 // compared 8 bytes at a time, read with bpf_probe_read_user_str, so
 // that it needs no scratch memory, and in a function of their own, so

@@ -364,7 +364,7 @@ func (p *Program) Lost() (uint64, error) {
 }
 
 // Skipped returns the number of probe hits that made no event for
-// another reason than a full ring: the hit found every scratch event of
+// another reason than a full ring: the hit found every scratch slot of
 // its CPU in use (hits nested more than four deep on one CPU), it
 // came from a site the program has no spec for, or, aggregating, it
 // found the map full and no entry to count it as lost in. It is 0 in

@@ -173,19 +173,6 @@ func describe(fs []*frame, chain []string) string {
 	return strings.Join(parts, " > ")
 }
 
-// overLimit are the objects whose programs are known to need more than
-// maxBPFStack bytes along a call chain with --filter, and how many: the
-// kernels that give a uprobe program's large frames stacks of their own
-// (x86-64 since Linux 6.13) load them, older ones refuse them. Their
-// depth may not grow; an object that comes within the limit must leave
-// the list.
-var overLimit = map[string]int{
-	"agg_x86_bpfel.o":       704,
-	"agg_arm64_bpfel.o":     704,
-	"usdt_arm64_bpfel.o":    544,
-	"usdtnum_arm64_bpfel.o": 544,
-}
-
 // The verifier of the running kernel checks the programs of this
 // architecture only; the stack of the others is checked here, from
 // their instructions, as the verifier would.
@@ -214,15 +201,8 @@ func TestStackDepth(t *testing.T) {
 				continue
 			}
 			t.Logf("%s %s: %d bytes: %s", obj, name, depth, describe(fs, chain))
-			limit, known := overLimit[obj]
-			if !known {
-				limit = maxBPFStack
-			}
-			switch {
-			case depth > limit:
-				t.Errorf("%s %s: %d bytes of stack, more than %d: %s", obj, name, depth, limit, describe(fs, chain))
-			case known && depth <= maxBPFStack:
-				t.Errorf("%s %s: %d bytes of stack, within %d: take it out of overLimit", obj, name, depth, maxBPFStack)
+			if depth > maxBPFStack {
+				t.Errorf("%s %s: %d bytes of stack, more than %d: %s", obj, name, depth, maxBPFStack, describe(fs, chain))
 			}
 		}
 	}

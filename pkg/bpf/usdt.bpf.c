@@ -24,13 +24,13 @@
 #ifndef USDT_STRINGS
 #define USDT_STRINGS 1
 #endif
+#define USDT_SLOTS USDT_STRINGS /* events with strings are assembled in scratch slots */
 
 #include "usdt.h"
 
 #define MAX_STR 256 /* space of a string: up to MAX_STR-2 bytes, NUL, and one to detect a cut */
 #define STR_SPACE (MAX_ARGS * MAX_STR)
 #define STR_MASK 4095 /* covers STR_SPACE */
-#define SLOTS 4 /* scratch events per CPU, see get_slot */
 #define HDR_SIZE __builtin_offsetof(struct event, data) /* an event without strings */
 
 struct event {
@@ -62,13 +62,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct event);
 } scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} busy SEC(".maps");
 
 /* Set by the loader before the object is loaded. */
 volatile const __u32 str_max = 64; /* bytes kept of a string, NUL excluded */
@@ -127,23 +120,6 @@ static __always_inline __u64 wakeup(__u64 after, __u64 len)
 
 #if USDT_STRINGS
 /*
- * get_slot claims one of the CPU's scratch events. A uprobe program can be
- * preempted by another thread hitting a probe on the same CPU, so a single
- * per-CPU buffer could be overwritten under our feet; the slots are claimed
- * with an atomic bit mask instead.
- */
-static __always_inline int get_slot(__u64 *mask)
-{
-	for (int i = 0; i < SLOTS; i++) {
-		__u64 bit = 1ULL << i;
-
-		if (!(__sync_fetch_and_or(mask, bit) & bit))
-			return i;
-	}
-	return -1;
-}
-
-/*
  * read_str reads the string of argument i at addr into e->data at pos,
  * keeping at most str_max bytes and flagging a cut in e->trunc, and
  * returns the bytes it takes there with the NUL: 0 when the string cannot
@@ -186,7 +162,7 @@ __attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, _
 
 static __always_inline int handle(void *ctx)
 {
-	__u32 zero = 0, id, pos = 0, n;
+	__u32 id, pos = 0, n;
 	__u64 *mask, bias, size;
 	struct regs regs;
 	struct spec *s;
@@ -207,16 +183,11 @@ static __always_inline int handle(void *ctx)
 	 */
 	bias = regs.r[IP_OFF / 8] - s->pc;
 	/* Before anything else: a hit filtered out costs the filter only. */
-	if (filtering && !filter_hit(&regs, s, bias))
+	if (!passes(&regs, s, bias))
 		return 0;
-	mask = bpf_map_lookup_elem(&busy, &zero);
-	if (!mask)
+	slot = get_slot(&mask);
+	if (slot < 0)
 		return 0;
-	slot = get_slot(mask);
-	if (slot < 0) {
-		count(LOST_BUSY);
-		return 0;
-	}
 	n = slot;
 	e = bpf_map_lookup_elem(&scratch, &n);
 	if (!e)
@@ -275,7 +246,7 @@ static __always_inline int handle(void *ctx)
 			       wakeup(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + ring_len(size), ring_len(size))))
 		count(LOST_RING);
 out:
-	__sync_fetch_and_and(mask, ~(1ULL << slot));
+	put_slot(mask, slot);
 	return 0;
 }
 #else
@@ -326,7 +297,7 @@ static __always_inline int handle(void *ctx)
 	load_regs(ctx, &regs);
 	bias = regs.r[IP_OFF / 8] - s->pc; /* see the strings version */
 	/* Before the record is reserved: see the strings version. */
-	if (filtering && !filter_hit(&regs, s, bias))
+	if (!passes(&regs, s, bias))
 		return 0;
 	if (s->nargs <= 4)
 		return emit(&regs, bias, id, s, 4);

@@ -141,6 +141,56 @@ static __always_inline void count(__u32 c)
 		__sync_fetch_and_add(n, 1);
 }
 
+#if USDT_SLOTS
+/*
+ * Scratch slots, for a program that defines USDT_SLOTS: per-CPU memory
+ * for what does not fit the 512 bytes of stack. A uprobe program runs
+ * with migration disabled but can be preempted by another thread hitting
+ * a probe on the same CPU, so a single per-CPU buffer could be
+ * overwritten under our feet; each of SLOTS buffers is claimed instead
+ * with a bit of the CPU's mask in busy. The program's map scratch holds
+ * the buffers.
+ */
+#define SLOTS 4 /* scratch slots per CPU */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} busy SEC(".maps");
+
+/*
+ * get_slot claims one of the CPU's scratch slots and sets *mask for
+ * put_slot. A hit that finds every slot in use is counted as LOST_BUSY,
+ * and gets -1.
+ */
+static __always_inline int get_slot(__u64 **mask)
+{
+	__u32 zero = 0;
+	__u64 *m = bpf_map_lookup_elem(&busy, &zero);
+
+	if (m) {
+		for (int i = 0; i < SLOTS; i++) {
+			__u64 bit = 1ULL << i;
+
+			if (!(__sync_fetch_and_or(m, bit) & bit)) {
+				*mask = m;
+				return i;
+			}
+		}
+	}
+	count(LOST_BUSY);
+	return -1;
+}
+
+/* put_slot gives back a slot of get_slot. */
+static __always_inline void put_slot(__u64 *mask, int slot)
+{
+	__sync_fetch_and_and(mask, ~(1ULL << slot));
+}
+#endif
+
 /*
  * Set by the loader: the PID namespace of the tracer, as the device
  * (kernel encoding) and inode of its nsfs file, /proc/self/ns/pid; 0 in
@@ -327,11 +377,14 @@ volatile const __u8 filtering = 0;
  * to end where the literal does. A counted string (len_arg) ends at
  * limit bytes, or at a NUL before. Global, like read_arg, and with the
  * buffers of the strings in its own frame: the frames of filter_hit's
- * callees are not on the stack together.
+ * callees are not on the stack together. The name, NUL included, fills
+ * its 16 bytes at most, and no read goes past them: a literal of 16
+ * bytes or more (package filter refuses them) fails at the second word,
+ * where the name has at most 7.
  */
 __attribute__((noinline)) int str_match(const struct finsn *in, __u64 src, int comm, __u64 limit)
 {
-	__u64 name[3] = {};
+	__u64 name[2] = {};
 	__u32 len;
 
 	if (!in)
@@ -446,20 +499,14 @@ static __always_inline int eval_insn(const struct finsn *in, const struct regs *
 }
 
 /*
- * filter_hit reports whether the hit of site s passes the filter of its
- * probe. Global, like read_arg: checked once, on its own.
+ * filter_hit reports whether the hit of site s passes f, the filter of
+ * its probe. Global, like read_arg: checked once, on its own.
  */
-__attribute__((noinline)) int filter_hit(const struct regs *r, const struct spec *s, __u64 bias)
+__attribute__((noinline)) int filter_hit(const struct regs *r, const struct spec *s, const struct filter *f, __u64 bias)
 {
 	__u64 stack = 0, top;
-	struct filter *f;
-	__u32 id;
 
-	if (!r || !s)
-		return 0;
-	id = s->probe_id;
-	f = bpf_map_lookup_elem(&filters, &id);
-	if (!f)
+	if (!r || !s || !f)
 		return 0;
 	if (f->n == 0)
 		return 1;
@@ -487,6 +534,21 @@ __attribute__((noinline)) int filter_hit(const struct regs *r, const struct spec
 		}
 	}
 	return stack & 1;
+}
+
+/*
+ * passes reports whether the hit of site s passes the filter of its
+ * probe, when some probe has one. The filter is looked up here, the key
+ * the probe id in the map value s, and not in filter_hit, whose frame
+ * would hold a copy of the key: Linux 5.15 takes no key in the memory a
+ * global function is given. The frames of filter_hit and str_match come
+ * on top of the program's.
+ */
+static __always_inline int passes(const struct regs *r, struct spec *s, __u64 bias)
+{
+	if (!filtering)
+		return 1;
+	return filter_hit(r, s, bpf_map_lookup_elem(&filters, &s->probe_id), bias);
 }
 
 #endif /* USDT_H */
