@@ -74,10 +74,17 @@ func Add(dir string, defs []*Definition) error {
 		return err
 	}
 	defer f.Close()
+	// error_log keeps older messages, of others too: one is quoted only
+	// when it is new.
+	before := lastError(dir)
 	for _, d := range defs {
 		line := d.String()
 		if _, err := f.WriteString(line + "\n"); err != nil {
-			return &DefineError{Line: line, Log: lastError(dir), Err: err}
+			e := &DefineError{Line: line, Err: err}
+			if l := lastError(dir); l != before {
+				e.Log = messageOf(l)
+			}
+			return e
 		}
 	}
 	return nil
@@ -100,19 +107,31 @@ func (e *DefineError) Error() string {
 
 func (e *DefineError) Unwrap() error { return e.Err }
 
-// lastError returns the last message of error_log, "" if none.
+// lastError returns the last message of error_log with the command it
+// is about, "" if none.
 func lastError(dir string) string {
 	b, err := os.ReadFile(filepath.Join(dir, "error_log"))
 	if err != nil {
 		return ""
 	}
-	var last string
+	var last, cmd string
 	for l := range strings.Lines(string(b)) {
 		if _, msg, ok := strings.Cut(l, "error: "); ok {
-			last = strings.TrimSpace(msg)
+			last, cmd = strings.TrimSpace(msg), ""
+		} else if c, ok := strings.CutPrefix(strings.TrimSpace(l), "Command: "); ok {
+			cmd = c
 		}
 	}
-	return last
+	if last == "" {
+		return ""
+	}
+	return last + " (" + cmd + ")"
+}
+
+// messageOf returns the message of a lastError.
+func messageOf(s string) string {
+	msg, _, _ := strings.Cut(s, " (")
+	return msg
 }
 
 // Remove deletes the events, given as "GROUP/EVENT", from uprobe_events
