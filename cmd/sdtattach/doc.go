@@ -175,6 +175,22 @@ and once more before exiting. The N of all such lines add up to the
 number of lost events in the summary: until sdtattach stops, every hit of
 an attached probe is either written or counted as lost.
 
+# Backends
+
+--backend tracefs traces without BPF, through the kernel's uprobe_events
+(package tracefs): each site is defined as a uprobe event in a group of
+sdtattach's own, sdtkit_PID, and enabled by perf events, which end with
+the process, so that after any exit, SIGKILL included, the sites are
+their original instructions again and the semaphores lowered. The
+definitions left by a SIGKILL are removed by the next run. Events are
+the same as with BPF, with these differences: an argument with no fetch
+argument form (memory indexed by a register, a floating-point value, a
+symbol plus a register in a PIE) is null, with a warning; a number in
+memory that cannot be read is 0; a strN string also ends at its first
+NUL; events are in time order per CPU only. --count, --hist, --stats,
+--latency, --filter and --attach-only are not done with it yet; -p, -c,
+-n, -d, --types and the argument types are.
+
 # Commands
 
 With -c, sdtattach starts the command stopped before it runs any

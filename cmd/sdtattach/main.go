@@ -61,6 +61,7 @@ type config struct {
 	specs      []probespec.Spec
 	filter     *filter.Expr
 	agg        aggConfig
+	backend    string
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -77,6 +78,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
+	fs.StringVar(&c.backend, "backend", "bpf", "trace with `BACKEND`: bpf, or tracefs (uprobe_events and perf events, no BPF)")
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string
 	for {
@@ -124,6 +126,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {
 		return usage("-n and --attach-only do not apply to --count, --hist, --stats or --latency")
+	}
+	if err := c.checkBackend(set); err != nil {
+		return usage("%v", err)
 	}
 	if set["latency"] {
 		more, err := c.agg.latencyProbes(len(probes) > 0)

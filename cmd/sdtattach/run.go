@@ -76,6 +76,9 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 		}
 		return plan.Status(err)
 	}
+	if c.backend == "tracefs" {
+		return plan.Status(traceTracefs(ctx, c, opts, plan, stdout, logger))
+	}
 	var pids <-chan []int
 	if c.attachOnly && c.pid == 0 {
 		pids = startMappers(ctx, plan.Attachments)
@@ -133,11 +136,21 @@ func loadTypes(name string) (*attach.Types, error) {
 	return &attach.Types{Source: "the --types file", Providers: provs}, nil
 }
 
+// An eventSource is what stream reads: an attach.Tracer, or a
+// tracefs.Tracer with --backend tracefs.
+type eventSource interface {
+	Read(*attach.Event) error
+	Lost() uint64
+	Skipped() uint64
+	Stop()
+	Close() error
+}
+
 // stream copies events to out until the -n count, the -d duration, a
 // signal, the exit of the -p process, or an error. On a stop other than
 // the count, the probes are detached first and the events still in the
 // ring buffer are written before returning.
-func stream(ctx context.Context, c *config, t *attach.Tracer, out *output) error {
+func stream(ctx context.Context, c *config, t eventSource, out *output) error {
 	var mu sync.Mutex
 	readerDone := make(chan error, 1)
 	go func() {

@@ -28,6 +28,8 @@ type Definition struct {
 	// order, and the semaphore when it cannot be a reference counter
 	// (Index -1).
 	LeftOut []LeftOut
+	// Comm fetches the command name of the thread, as field comm.
+	Comm bool
 }
 
 // A FetchArg is one argument of a Definition.
@@ -67,6 +69,9 @@ func (d *Definition) String() string {
 		b = strconv.AppendUint(b, d.RefCtrOffset, 16)
 		b = append(b, ')')
 	}
+	if d.Comm {
+		b = append(b, " comm=$comm"...)
+	}
 	for _, a := range d.Args {
 		b = append(b, " arg"...)
 		b = strconv.AppendInt(b, int64(a.Index), 10)
@@ -84,6 +89,13 @@ type Options struct {
 	// Type is the file's type: in an ET_EXEC file link-time addresses
 	// are run-time addresses.
 	Type elf.Type
+	// Strings, when not nil, says which arguments, by index, are
+	// pointers to NUL-terminated strings: they are fetched as the string
+	// the operand's value points to, +0(OPERAND):string, to at most the
+	// kernel's MAX_STRING_SIZE bytes.
+	Strings func(i int) bool
+	// Comm sets Definition.Comm.
+	Comm bool
 }
 
 // Define returns the definition of site s of the file at path, of
@@ -104,7 +116,7 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 	if o == nil {
 		o = &Options{}
 	}
-	d := &Definition{Group: group, Event: event, Path: path, Offset: s.PCOffset}
+	d := &Definition{Group: group, Event: event, Path: path, Offset: s.PCOffset, Comm: o.Comm}
 	if s.HasSemaphore() {
 		if s.SemaphoreOffsetErr != nil {
 			d.LeftOut = append(d.LeftOut, LeftOut{Index: -1, Err: s.SemaphoreOffsetErr})
@@ -114,6 +126,9 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 	}
 	for i, a := range argspec.ParseArgs(s.Args, m) {
 		f, err := fetchAMD64(&a, s.PC, o)
+		if err == nil && o.Strings != nil && o.Strings(i) {
+			f, err = stringFetch(f)
+		}
 		if err != nil {
 			d.LeftOut = append(d.LeftOut, LeftOut{Index: i, Raw: a.Raw, Err: err})
 			continue
@@ -121,6 +136,17 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 		d.Args = append(d.Args, FetchArg{Index: i, Fetch: f})
 	}
 	return d, nil
+}
+
+// stringFetch returns the fetch argument of the string that the integer
+// fetch argument f points to.
+func stringFetch(f string) (string, error) {
+	i := strings.LastIndexByte(f, ':')
+	loc, typ := f[:i], f[i+1:]
+	if strings.HasPrefix(typ, "b") {
+		return "", errors.New("a string at a register's high byte: no such pointer")
+	}
+	return "+0(" + loc + "):string", nil
 }
 
 // x86NopLen is the length of the nop at a site: %ip points past it once

@@ -1,5 +1,6 @@
 // Package tracefs writes USDT probe sites as the kernel's uprobe_events
-// definitions, the oldest way to trace them on Linux: no BPF, only ftrace.
+// definitions, the oldest way to trace them on Linux: no BPF, only ftrace;
+// and traces them that way (Open).
 //
 // Define turns one probe site of an ELF file into a Definition: a probe
 // event at the site's file offset, its semaphore as the reference counter
@@ -29,4 +30,43 @@
 // starting with a letter or '_', at most MaxName bytes. A Namer makes them
 // unique within their group: a probe with several sites gets NAME, then
 // NAME_1, NAME_2, in note order, as perf names them.
+//
+// # Tracing
+//
+// Open traces the sites of an attach.Plan with no BPF: what sdtattach
+// --backend tracefs does. Tracefs is found in /proc/self/mountinfo, or
+// mounted (Mount). The sites are defined in a group of the process's own,
+// OwnerGroup ("sdtkit_" and its PID), after the groups of that form whose
+// process is gone have been removed (RemoveStale; other groups are never
+// touched, and uprobe_events is read whole before anything is removed
+// from it, since a read while events are removed skips some). Each
+// definition also fetches the thread's command name, and string-typed
+// arguments as the string the operand points to.
+//
+// The events are enabled by perf events (PERF_TYPE_TRACEPOINT, the
+// event's id), not by ftrace's enable file: a uprobe lives as long as a
+// perf event on it, so that the sites are restored and the semaphores
+// lowered when the process ends, also by SIGKILL; only the definitions
+// stay, for the next Open to remove. Without a PID there is a perf event
+// per site and CPU, each sampling every process. With one, there is one
+// per site, CPU and thread of the process, inherited by the threads it
+// creates later: the kernel installs the uprobes in that process only
+// (the uprobe's perf filter is by memory map), and samples of processes
+// it forks, which inherit them too, are dropped by pid. The records of
+// each CPU go to one ring buffer, read with epoll; PERF_RECORD_LOST counts
+// the events lost when it is full (Tracer.Lost).
+//
+// Samples are decoded by the event's format file into the events of
+// package attach, shown as with the BPF backend: same pid, tid, comm,
+// cpu, arguments. The time is CLOCK_MONOTONIC, the one clock a
+// tracepoint's perf event takes that converts to the Unix time. Events of
+// different CPUs are in order per CPU only. Arguments Define leaves out
+// are null; a number the kernel cannot read (paged-out memory) reads 0,
+// since the kernel records no fault for numbers; a string it cannot read
+// is null. A counted string (strN) is cut at its length argument or at
+// its first NUL, whichever comes first.
+//
+// Closing a perf event on a uprobe event waits for an RCU grace period,
+// once per event: ending a trace of many sites takes tens of milliseconds
+// a site.
 package tracefs

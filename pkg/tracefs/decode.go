@@ -1,0 +1,139 @@
+package tracefs
+
+import (
+	"bytes"
+	"encoding/binary"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"golang.org/x/sys/unix"
+)
+
+var le = binary.LittleEndian
+
+// decode decodes one perf record into ev, reporting whether it is an
+// event; a PERF_RECORD_LOST adds to Lost.
+func (t *Tracer) decode(rec []byte, ev *attach.Event) bool {
+	switch le.Uint32(rec) {
+	case unix.PERF_RECORD_LOST:
+		if len(rec) >= 24 {
+			t.lost.Add(le.Uint64(rec[16:]))
+		}
+		return false
+	case unix.PERF_RECORD_SAMPLE:
+	default:
+		return false
+	}
+	// header, pid, tid, time, cpu and a reserved word, the raw record's
+	// size and the raw record (sampleType).
+	const rawAt = 8 + 8 + 8 + 8 + 4
+	if len(rec) < rawAt+2 {
+		t.skipped.Add(1)
+		return false
+	}
+	pid, tid := le.Uint32(rec[8:]), le.Uint32(rec[12:])
+	if t.pid != 0 && int(pid) != t.pid {
+		// A process the -p process forked: inherited, not traced.
+		return false
+	}
+	raw := rec[rawAt:]
+	if n := int(le.Uint32(rec[rawAt-4:])); n <= len(raw) {
+		raw = raw[:n]
+	}
+	sf := t.sites[uint32(le.Uint16(raw))]
+	if sf == nil {
+		t.skipped.Add(1)
+		return false
+	}
+	ev.Site = sf.site
+	ev.Event.Site = uint32(sf.num)
+	ev.Event.Probe = uint32(sf.site.ProbeIndex)
+	ev.PID, ev.TID = pid, tid
+	ev.Time = time.Unix(0, t.epoch+int64(le.Uint64(rec[16:])))
+	ev.CPU = le.Uint32(rec[24:])
+	if sf.comm != nil {
+		if c, ok := dynamic(raw, sf.comm); ok {
+			c = cstring(c)
+			if ev.Comm != string(c) {
+				ev.Comm = string(c)
+			}
+		}
+	}
+	args := sf.site.Args
+	ev.Args = ev.Args[:0]
+	for j, f := range sf.args {
+		ev.Args = append(ev.Args, bpf.Value{})
+		v := &ev.Args[j]
+		if f == nil {
+			continue
+		}
+		if f.Dynamic {
+			s, ok := dynamic(raw, f)
+			if !ok || len(s) == 0 {
+				continue // the kernel could not read it
+			}
+			s = cstring(s)
+			v.Kind, v.Size = bpf.String, 8
+			if len(s) > t.strlen {
+				s, v.Truncated = s[:t.strlen], true
+			}
+			v.Str = string(s)
+			continue
+		}
+		if f.Offset+f.Size > len(raw) {
+			continue
+		}
+		b := raw[f.Offset : f.Offset+f.Size]
+		var u uint64
+		switch f.Size {
+		case 1:
+			u = uint64(b[0])
+		case 2:
+			u = uint64(le.Uint16(b))
+		case 4:
+			u = uint64(le.Uint32(b))
+		case 8:
+			u = le.Uint64(b)
+		default:
+			continue
+		}
+		v.Kind, v.Size, v.Bits = bpf.Uint, f.Size, u
+		if f.Signed {
+			shift := 64 - 8*f.Size
+			v.Kind, v.Bits = bpf.Int, uint64(int64(u<<shift)>>shift)
+		}
+	}
+	// strN: cut at the length argument N.
+	for j := range ev.Args {
+		v := &ev.Args[j]
+		if v.Kind != bpf.String || j >= len(args) || !args[j].Type.Counted {
+			continue
+		}
+		n := args[j].Type.LenArg
+		if n < len(ev.Args) && (ev.Args[n].Kind == bpf.Int || ev.Args[n].Kind == bpf.Uint) && ev.Args[n].Bits < uint64(len(v.Str)) {
+			v.Str, v.Truncated = v.Str[:ev.Args[n].Bits], false
+		}
+	}
+	return true
+}
+
+// dynamic returns the data of a __data_loc field of record raw.
+func dynamic(raw []byte, f *Field) ([]byte, bool) {
+	if f.Offset+4 > len(raw) {
+		return nil, false
+	}
+	loc := le.Uint32(raw[f.Offset:])
+	off, n := int(loc&0xffff), int(loc>>16)
+	if off+n > len(raw) {
+		return nil, false
+	}
+	return raw[off : off+n], true
+}
+
+func cstring(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}

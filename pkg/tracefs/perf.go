@@ -1,0 +1,116 @@
+package tracefs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// sampleType is what each sample of a probe event holds, in this order
+// (perf_event_open(2)): pid and tid, time, cpu, and the raw trace record
+// (the event's fields as its format file lays them out).
+const sampleType = unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_TIME | unix.PERF_SAMPLE_CPU | unix.PERF_SAMPLE_RAW
+
+// openEvent opens a perf event on the tracefs event whose id is id, for
+// thread pid (-1: every process) on cpu, sampling every hit with the
+// time of CLOCK_MONOTONIC: the one clock a tracepoint's perf event takes
+// that converts to the Unix time (the others it takes are not safe in
+// NMI context, which tracepoints are denied). With inherit,
+// the threads and processes pid creates later are sampled too. The
+// uprobe is registered as long as the event exists, and only in the
+// processes the event samples.
+func openEvent(id uint32, pid, cpu int, inherit bool, watermark uint32) (int, error) {
+	attr := unix.PerfEventAttr{
+		Type:        unix.PERF_TYPE_TRACEPOINT,
+		Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Config:      uint64(id),
+		Sample:      1,
+		Sample_type: sampleType,
+		Bits:        unix.PerfBitWatermark | unix.PerfBitUseClockID,
+		Wakeup:      watermark,
+		Clockid:     unix.CLOCK_MONOTONIC,
+	}
+	if inherit {
+		attr.Bits |= unix.PerfBitInherit
+	}
+	fd, err := unix.PerfEventOpen(&attr, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("perf_event_open: %w", err)
+	}
+	return fd, nil
+}
+
+// A ring is the mmap'ed ring buffer of the perf events of one CPU.
+type ring struct {
+	fd   int
+	mem  []byte
+	meta *unix.PerfEventMmapPage
+	data []byte
+	tail uint64 // read up to here
+	head uint64 // written up to here, as last loaded
+	rec  []byte // a record that wraps, copied whole
+}
+
+// newRing maps a ring buffer of size bytes (a power of two of pages) for
+// the perf event fd; the other events of its CPU are sent to it with
+// redirect.
+func newRing(fd, size int) (*ring, error) {
+	page := unix.Getpagesize()
+	mem, err := unix.Mmap(fd, 0, page+size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mmap perf ring: %w", err)
+	}
+	r := &ring{fd: fd, mem: mem, meta: (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0])), data: mem[page:]}
+	r.tail = atomic.LoadUint64(&r.meta.Data_tail)
+	return r, nil
+}
+
+// redirect sends the records of the perf event fd, of the ring's CPU,
+// to the ring.
+func (r *ring) redirect(fd int) error {
+	if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_OUTPUT, r.fd); err != nil {
+		return fmt.Errorf("perf set output: %w", err)
+	}
+	return nil
+}
+
+// next returns the next record, header included, nil when the ring is
+// empty as last loaded. The record is valid until the next call.
+func (r *ring) next() []byte {
+	if r.tail == r.head {
+		// Consumed up to here: the kernel may write over it.
+		atomic.StoreUint64(&r.meta.Data_tail, r.tail)
+		r.head = atomic.LoadUint64(&r.meta.Data_head)
+		if r.tail == r.head {
+			return nil
+		}
+	}
+	n := uint64(len(r.data))
+	off := r.tail % n
+	var hdr [8]byte
+	for i := range hdr {
+		hdr[i] = r.data[(off+uint64(i))%n]
+	}
+	size := uint64(binary.LittleEndian.Uint16(hdr[6:]))
+	if size < 8 || r.head-r.tail < size {
+		// Never written so by the kernel: skip what is there.
+		r.tail = r.head
+		return nil
+	}
+	r.tail += size
+	if off+size <= n {
+		return r.data[off : off+size]
+	}
+	r.rec = append(r.rec[:0], r.data[off:]...)
+	r.rec = append(r.rec, r.data[:size-(n-off)]...)
+	return r.rec
+}
+
+func (r *ring) close() error {
+	err := unix.Munmap(r.mem)
+	r.mem, r.data, r.meta = nil, nil, nil
+	return err
+}

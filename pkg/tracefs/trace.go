@@ -1,0 +1,517 @@
+package tracefs
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"golang.org/x/sys/unix"
+)
+
+// TraceOptions configure Open.
+type TraceOptions struct {
+	// PID, when not 0, traces that process only, the threads and
+	// processes it creates later included; the Tracer stops by itself
+	// when it exits.
+	PID int
+	// StringSize is the most bytes kept of a string argument
+	// (bpf.DefaultStringSize if 0).
+	StringSize int
+	// RingSize is the size of the ring buffers in bytes, all CPUs
+	// together (bpf.DefaultRingSize if 0): each CPU has its share,
+	// rounded down to a power of two of pages.
+	RingSize int
+	// FlushInterval bounds how long an event waits in a ring buffer
+	// before Read returns it (attach.DefaultFlushInterval if 0).
+	FlushInterval time.Duration
+	// Attached, when not nil, is called once every site is enabled;
+	// an error undoes everything and is Open's.
+	Attached func() error
+	// Warn, when not nil, is told of what is left out: arguments with
+	// no fetch argument form (shown as null), semaphores not raised,
+	// sites that cannot be probe events, groups of gone processes
+	// removed.
+	Warn func(error)
+}
+
+// A Tracer streams the events of the probe sites of a plan, defined in
+// uprobe_events in a group of the tracing process's own (OwnerGroup)
+// and enabled by perf events opened on them: the uprobes live as long
+// as those file descriptors, so that the sites are restored and the
+// semaphores lowered when the process ends, however it ends. The
+// definitions, which outlive it, are removed by Close, or by the
+// RemoveStale of a later Open once the process is gone.
+//
+// It follows the protocol of attach.Tracer: Stop disables every event;
+// Read returns the events left in the ring buffers, then io.EOF; Close
+// releases everything.
+type Tracer struct {
+	dir    string
+	events []string // GROUP/EVENT defined
+	plan   *attach.Plan
+	sites  map[uint32]*siteFormat // by event id
+	pid    int
+	strlen int
+	flush  int   // ms
+	epoch  int64 // Unix time in ns when CLOCK_MONOTONIC read 0
+
+	fds   []int // every perf event
+	rings []*ring
+	epfd  int
+	wake  int // eventfd that ends an epoll wait
+	pidfd int // of the -p process, -1 without
+	evbuf []unix.EpollEvent
+	cur   int // ring being read
+
+	lost     atomic.Uint64
+	skipped  atomic.Uint64
+	stopOnce sync.Once
+	stopped  chan struct{}
+	disabled atomic.Bool // the events are disabled: drain, then EOF
+	closed   atomic.Bool
+	readMu   sync.Mutex // held by Read; Close takes it to unmap
+	closeErr error
+	closeMu  sync.Mutex
+}
+
+// A siteFormat is how the records of one site's event are decoded.
+type siteFormat struct {
+	num  int // site number in the plan
+	site *attach.Site
+	args []*Field // by argument; nil for one left out
+	comm *Field
+}
+
+// ErrClosed is returned by Read after Close.
+var ErrClosed = errors.New("tracer closed")
+
+// Open defines an event for every site of plan (see Define) in the group
+// of this process, after removing the groups of gone processes
+// (RemoveStale), and enables them through perf events, one per site and
+// CPU, and with o.PID, per thread of the process. On error nothing stays
+// defined or enabled.
+func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
+	if o == nil {
+		o = &TraceOptions{}
+	}
+	dir, err := Mount()
+	if err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	gone, err := RemoveStale(dir, self)
+	if err != nil {
+		return nil, fmt.Errorf("remove stale uprobe events: %w", err)
+	}
+	for _, g := range gone {
+		warn(o, fmt.Errorf("removed the uprobe events of group %s, left by a process that is gone", g))
+	}
+	t := &Tracer{
+		dir:     dir,
+		plan:    plan,
+		sites:   make(map[uint32]*siteFormat),
+		pid:     o.PID,
+		strlen:  cmp.Or(o.StringSize, bpf.DefaultStringSize),
+		flush:   int(cmp.Or(o.FlushInterval, attach.DefaultFlushInterval) / time.Millisecond),
+		epoch:   monotonicEpoch(),
+		epfd:    -1,
+		wake:    -1,
+		pidfd:   -1,
+		stopped: make(chan struct{}),
+	}
+	if err := t.open(plan, OwnerGroup(self), o); err != nil {
+		t.Close()
+		return nil, err
+	}
+	if o.Attached != nil {
+		if err := o.Attached(); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func warn(o *TraceOptions, err error) {
+	if o.Warn != nil {
+		o.Warn(err)
+	}
+}
+
+func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
+	defs, nums, err := definitions(plan, group, o)
+	if err != nil {
+		return err
+	}
+	// Recorded before they are added: those added before an error are
+	// removed.
+	for _, d := range defs {
+		t.events = append(t.events, d.Group+"/"+d.Event)
+	}
+	if err := Add(t.dir, defs); err != nil {
+		return err
+	}
+	for i, d := range defs {
+		f, err := ReadFormat(t.dir, d.Group, d.Event)
+		if err != nil {
+			return err
+		}
+		sf := &siteFormat{num: nums[i], site: plan.Sites[nums[i]], comm: f.Field("comm")}
+		sf.args = make([]*Field, len(sf.site.Args))
+		for j := range sf.args {
+			// Those the plan reported as unreadable show as null, as
+			// with the BPF backend.
+			if j >= 16 || !sf.site.Reported.Has(j) {
+				sf.args[j] = f.Field("arg" + strconv.Itoa(j))
+			}
+		}
+		t.sites[f.ID] = sf
+	}
+	if t.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return fmt.Errorf("epoll: %w", err)
+	}
+	if t.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return fmt.Errorf("eventfd: %w", err)
+	}
+	if err := t.poll(t.wake); err != nil {
+		return err
+	}
+	if t.pid != 0 {
+		if t.pidfd, err = unix.PidfdOpen(t.pid, 0); err != nil {
+			return fmt.Errorf("process %d: %w", t.pid, err)
+		}
+		if err := t.poll(t.pidfd); err != nil {
+			return err
+		}
+	}
+	return t.enable(o)
+}
+
+// enable opens the perf events of every site, one per CPU (and per
+// thread of the -p process), their records sent to a ring per CPU.
+func (t *Tracer) enable(o *TraceOptions) error {
+	ncpu, err := onlineCPUs()
+	if err != nil {
+		return err
+	}
+	page := os.Getpagesize()
+	size := page
+	for total := cmp.Or(o.RingSize, bpf.DefaultRingSize); size*2*len(ncpu) <= total; {
+		size *= 2
+	}
+	watermark := uint32(size / 2)
+	targets := []int{-1}
+	inherit := false
+	if t.pid != 0 {
+		if targets, err = threads(t.pid); err != nil {
+			return err
+		}
+		inherit = true
+	}
+	t.rings = make([]*ring, len(ncpu))
+	for id := range t.sites {
+		for _, tid := range targets {
+			for i, cpu := range ncpu {
+				fd, err := openEvent(id, tid, cpu, inherit, watermark)
+				if errors.Is(err, unix.ESRCH) && tid != -1 {
+					continue // a thread that exited
+				}
+				if err != nil {
+					return fmt.Errorf("enable %s: %w", t.eventName(id), err)
+				}
+				t.fds = append(t.fds, fd)
+				if t.rings[i] == nil {
+					if t.rings[i], err = newRing(fd, size); err != nil {
+						return err
+					}
+					if err := t.poll(fd); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := t.rings[i].redirect(fd); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (t *Tracer) eventName(id uint32) string {
+	if sf := t.sites[id]; sf != nil {
+		return sf.site.Probe.Target.Name + ":" + sf.site.Probe.String()
+	}
+	return strconv.Itoa(int(id))
+}
+
+func (t *Tracer) poll(fd int) error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+	if err := unix.EpollCtl(t.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return fmt.Errorf("epoll: %w", err)
+	}
+	return nil
+}
+
+// definitions defines the sites of plan, in group, each named after its
+// provider and probe (Namer), and returns them with their site numbers.
+// The notes are read again: the plan keeps no operands.
+func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definition, []int, error) {
+	var defs []*Definition
+	var nums []int
+	var namer Namer
+	reported := make(map[string]bool) // "probe argN", reported once
+	n := 0
+	for _, a := range plan.Attachments {
+		tg := a.Target
+		f, err := stapsdt.Open(tg.Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", tg.Name, err)
+		}
+		type key struct {
+			off            uint64
+			provider, name string
+		}
+		notes := make(map[key]*stapsdt.Site)
+		for i := range f.Sites {
+			s := &f.Sites[i]
+			notes[key{s.PCOffset, s.Provider, s.Name}] = s
+		}
+		path, err := filepath.Abs(tg.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		syms, _ := tg.Symbols() // operands that need them are left out without
+		for _, bs := range a.Sites {
+			num := n
+			n++
+			ps := plan.Sites[num]
+			p := ps.Probe
+			note := notes[key{bs.Offset, p.Provider, p.Name}]
+			if note == nil {
+				warn(o, fmt.Errorf("%s: %v: site at offset %#x no longer in the file; left out", tg.Name, p, bs.Offset))
+				continue
+			}
+			d, err := Define(note, f.Machine, path, group, namer.Name(group, p.Provider+"_"+p.Name), &Options{
+				Symbols: syms,
+				Type:    f.Type,
+				Comm:    true,
+				Strings: func(i int) bool { return i < len(ps.Args) && ps.Args[i].Type.Kind == probespec.String },
+			})
+			if err != nil {
+				warn(o, fmt.Errorf("%s: %v: site at %#x left out: %w", tg.Name, p, note.PC, err))
+				continue
+			}
+			for _, lo := range d.LeftOut {
+				if lo.Index >= 0 && (lo.Index < 16 && ps.Reported.Has(lo.Index) || lo.Index >= len(ps.Args) || ps.Args[lo.Index].Type.Kind == probespec.Drop) {
+					continue // reported while planning, or not shown
+				}
+				k := fmt.Sprintf("%s %v %d", tg.Name, p, lo.Index)
+				if reported[k] {
+					continue
+				}
+				reported[k] = true
+				if lo.Index < 0 {
+					warn(o, fmt.Errorf("%s: %v: %v", tg.Name, p, lo))
+				} else {
+					warn(o, fmt.Errorf("%s: %v: arg%d %q: %w; shown as null", tg.Name, p, lo.Index, lo.Raw, lo.Err))
+				}
+			}
+			defs = append(defs, d)
+			nums = append(nums, num)
+		}
+	}
+	if len(defs) == 0 {
+		return nil, nil, attach.ErrNoSites
+	}
+	return defs, nums, nil
+}
+
+// Plan returns what the Tracer traces.
+func (t *Tracer) Plan() *attach.Plan { return t.plan }
+
+// Lost returns the number of events dropped so far because a ring
+// buffer was full.
+func (t *Tracer) Lost() uint64 { return t.lost.Load() }
+
+// Skipped returns the number of records that made no event: of an
+// unknown event, or too short for its format. 0 in all but pathological
+// cases.
+func (t *Tracer) Skipped() uint64 { return t.skipped.Load() }
+
+// Stopped returns a channel that is closed when Stop is called.
+func (t *Tracer) Stopped() <-chan struct{} { return t.stopped }
+
+// Stop disables every event, so that none is added, and lets Read
+// return those left in the ring buffers before io.EOF. The uprobes are
+// unregistered, and the semaphores lowered, once the ring buffers are
+// drained or the Tracer closed. It returns at once; the Tracer calls it
+// itself when the process of TraceOptions.PID exits.
+func (t *Tracer) Stop() {
+	t.stopOnce.Do(func() {
+		for _, fd := range t.fds {
+			unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_DISABLE, 0)
+		}
+		t.disabled.Store(true)
+		close(t.stopped)
+		t.wakeUp()
+	})
+}
+
+func (t *Tracer) wakeUp() {
+	if t.wake >= 0 {
+		unix.Write(t.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	}
+}
+
+// Close disables and closes every event, which unregisters the uprobes,
+// and removes the definitions; a Read in progress returns.
+func (t *Tracer) Close() error {
+	t.closed.Store(true)
+	t.Stop()
+	t.readMu.Lock()
+	defer t.readMu.Unlock()
+	t.closeMu.Lock()
+	defer t.closeMu.Unlock()
+	if t.dir == "" {
+		return t.closeErr
+	}
+	var errs []error
+	t.release()
+	for _, fd := range []int{t.epfd, t.wake, t.pidfd} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+	t.epfd, t.wake, t.pidfd = -1, -1, -1
+	// The events must be closed first: one in use cannot be removed.
+	if err := Remove(t.dir, t.events); err != nil {
+		errs = append(errs, err)
+	}
+	t.dir = ""
+	t.closeErr = errors.Join(errs...)
+	return t.closeErr
+}
+
+// release unmaps the rings and closes the perf events: the uprobes are
+// unregistered.
+func (t *Tracer) release() {
+	for _, r := range t.rings {
+		if r != nil {
+			r.close()
+		}
+	}
+	t.rings = nil
+	for _, fd := range t.fds {
+		unix.Close(fd)
+	}
+	t.fds = nil
+}
+
+// Read waits for the next event and stores it in ev, reusing its
+// memory. After Stop it returns io.EOF once the ring buffers are empty,
+// and after Close at once. Read must not be called concurrently with
+// itself.
+func (t *Tracer) Read(ev *attach.Event) error {
+	t.readMu.Lock()
+	defer t.readMu.Unlock()
+	for {
+		if t.closed.Load() {
+			return io.EOF
+		}
+		disabled := t.disabled.Load()
+		for range len(t.rings) {
+			r := t.rings[t.cur]
+			for rec := r.next(); rec != nil; rec = r.next() {
+				if t.decode(rec, ev) {
+					return nil
+				}
+			}
+			t.cur = (t.cur + 1) % len(t.rings)
+		}
+		if disabled {
+			// Everything written before the events were disabled is
+			// read: unregister the uprobes now.
+			t.closeMu.Lock()
+			t.release()
+			t.closeMu.Unlock()
+			return io.EOF
+		}
+		if err := t.wait(); err != nil {
+			return err
+		}
+	}
+}
+
+// wait waits for a ring's watermark, the flush interval, a Stop or Close,
+// or the exit of the -p process.
+func (t *Tracer) wait() error {
+	if t.evbuf == nil {
+		t.evbuf = make([]unix.EpollEvent, 8)
+	}
+	n, err := unix.EpollWait(t.epfd, t.evbuf, t.flush)
+	if errors.Is(err, unix.EINTR) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("epoll: %w", err)
+	}
+	for _, e := range t.evbuf[:n] {
+		switch int(e.Fd) {
+		case t.pidfd:
+			t.Stop()
+		case t.wake:
+			var b [8]byte
+			unix.Read(t.wake, b[:])
+		}
+	}
+	return nil
+}
+
+// onlineCPUs returns the CPUs perf events can be opened on.
+func onlineCPUs() ([]int, error) {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil, err
+	}
+	cpus, err := parseCPUList(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("/sys/devices/system/cpu/online: %w", err)
+	}
+	return cpus, nil
+}
+
+// threads returns the threads of process pid.
+func threads(pid int) ([]int, error) {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, fmt.Errorf("process %d: %w", pid, err)
+	}
+	var tids []int
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
+}
+
+// monotonicEpoch returns the Unix time in nanoseconds at which
+// CLOCK_MONOTONIC read zero.
+func monotonicEpoch() int64 {
+	var rt, mt unix.Timespec
+	unix.ClockGettime(unix.CLOCK_REALTIME, &rt)
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &mt)
+	return rt.Nano() - mt.Nano()
+}
