@@ -61,6 +61,7 @@ type config struct {
 	specs      []probespec.Spec
 	filter     *filter.Expr
 	agg        aggConfig
+	listen     listenConfig
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -77,6 +78,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
+	c.listen.flags(fs)
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string
 	for {
@@ -120,6 +122,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	if err := c.agg.parse(set); err != nil {
+		return usage("%v", err)
+	}
+	if err := c.listen.parse(set, c.agg.agg.Mode != 0); err != nil {
 		return usage("%v", err)
 	}
 	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {
