@@ -17,7 +17,8 @@ const usageText = `usage: sdtattach [flags] PROBE...
 
 Attach to USDT probes and write one JSON object per probe hit per line,
 or with --count, --hist or --stats, one per probe and key, counted in
-the kernel, every --interval and at exit. --filter keeps the hits for
+the kernel, every --interval and at exit; --listen serves them as
+Prometheus metrics instead. --filter keeps the hits for
 which an expression holds, such as 'arg0 > 100 && comm == "nginx"', in
 the kernel too.
 

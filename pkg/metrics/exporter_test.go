@@ -318,3 +318,29 @@ func TestCollectError(t *testing.T) {
 		t.Errorf("Gather error = %v, want one that says %q", err, errMap)
 	}
 }
+
+// Records of no hits make the series known at 0 before the first hit;
+// with keys, only those of the probe.
+func TestSeeds(t *testing.T) {
+	e := metrics.New(&metrics.Options{})
+	e.Add([]aggregate.Record{rec(aggregate.Record{})})
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",probe="hit",provider="p"} 0
+# HELP sdt_probe_lost_total Probe hits not counted because the kernel's map of keys was full.
+# TYPE sdt_probe_lost_total counter
+sdt_probe_lost_total{binary="/bin/app",probe="hit",provider="p"} 0
+`, metrics.HitsTotal, metrics.LostTotal)
+
+	e = metrics.New(&metrics.Options{By: []aggregate.Key{pid}})
+	e.Add([]aggregate.Record{rec(aggregate.Record{})})
+	scrape(t, e, `
+# HELP sdt_probe_lost_total Probe hits not counted because the kernel's map of keys was full.
+# TYPE sdt_probe_lost_total counter
+sdt_probe_lost_total{binary="/bin/app",probe="hit",provider="p"} 0
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 0
+`, metrics.HitsTotal, metrics.LostTotal, metrics.Series)
+}
