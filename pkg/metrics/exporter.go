@@ -12,6 +12,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
+	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
 // DefaultMaxSeries is the most key values an Exporter keeps when
@@ -312,7 +313,7 @@ func (e *Exporter) seriesOf(r *aggregate.Record, p *probeState) *series {
 		}
 		for _, i := range e.ids {
 			if i < len(r.By) {
-				if id, ok := intOf(r.By[i]); ok {
+				if id, ok := idOf(r.By[i].Value); ok {
 					s.ids = append(s.ids, id)
 				}
 			}
@@ -325,9 +326,13 @@ func (e *Exporter) seriesOf(r *aggregate.Record, p *probeState) *series {
 	return s
 }
 
-func intOf(kv aggregate.KeyValue) (int64, bool) {
-	v, err := strconv.ParseInt(kv.Value.String(), 10, 64)
-	return v, err == nil
+// idOf returns the process or thread ID that a pid or tid key value
+// is; false for one that was not read.
+func idOf(v event.Value) (int64, bool) {
+	if v.Kind == event.Uint && v.Uint <= math.MaxInt32 {
+		return int64(v.Uint), true
+	}
+	return 0, false
 }
 
 // label returns s as a label value: as it is when it is valid UTF-8 made

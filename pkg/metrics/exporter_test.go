@@ -22,7 +22,7 @@ var (
 	arg1 = aggregate.Key{Kind: aggregate.KeyArg, Arg: 1}
 )
 
-func intv(n int64) event.Value  { return event.Value{Kind: event.Int, Int: n} }
+func intv(n int64) event.Value  { return event.IntValue(n) }
 func strv(s string) event.Value { return event.Value{Kind: event.String, Str: s} }
 
 // rec returns a record of probe p:hit in /bin/app.
