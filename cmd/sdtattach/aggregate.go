@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
@@ -122,6 +123,18 @@ func (a *aggConfig) latencyProbes(probes bool) ([]string, error) {
 // and key every --interval and at the end: on a signal, at the -d
 // duration, or when the -p process exits.
 func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.Writer, logger *log.Logger) error {
+	// --listen: an address taken fails before anything is attached.
+	var ln net.Listener
+	if c.listen.addr != "" {
+		var err error
+		if ln, err = net.Listen("tcp", c.listen.addr); err != nil {
+			return fmt.Errorf("--listen: %w", err)
+		}
+		defer ln.Close()
+		if c.agg.interval == 0 {
+			stdout = io.Discard
+		}
+	}
 	ag, err := plan.Aggregate(&c.agg.agg)
 	if errors.As(err, new(*attach.KeyError)) {
 		logger.Print(err)
@@ -138,12 +151,17 @@ func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.W
 	}
 	bw := bufio.NewWriterSize(stdout, 64<<10)
 	rw := aggregate.NewRecordWriter(bw)
-	err = ag.Run(ctx, c.agg.interval, func(recs []aggregate.Record) error {
+	emit := func(recs []aggregate.Record) error {
 		if err := rw.Write(recs); err != nil {
 			return err
 		}
 		return bw.Flush()
-	})
+	}
+	if ln != nil {
+		err = serve(ctx, c, ag, ln, emit, logger)
+	} else {
+		err = ag.Run(ctx, c.agg.interval, emit)
+	}
 	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost)
 	if n := ag.Skipped(); n > 0 {
 		logger.Printf("%d probe hits were not counted (of an unknown site, or with no room to count them as lost)", n)

@@ -137,6 +137,16 @@ killed. Flags may come before or after the probes:
 		--latency let at most N STARTs wait for their END. Hits of a new
 		key that find the map full, and STARTs that find no room to
 		wait, are counted, per probe, and reported as lost.
+	--listen HOST:PORT
+		With --count, --hist, --stats or --latency: serve them as
+		Prometheus metrics on http://HOST:PORT/metrics (see Metrics
+		below). An empty HOST, as in :9435, is the loopback 127.0.0.1,
+		not every interface: give 0.0.0.0:9435 or [::]:9435 to serve
+		other hosts.
+	--max-series N
+		With --listen: keep at most N --by key values, all probes
+		together (default 10000); what the others count goes to the
+		probe's series whose key labels are empty.
 	-h
 		Print the usage and exit.
 
@@ -315,6 +325,41 @@ which pairing by thread, the default, rules out.
 	sdtattach -p 4242 --latency postgresql:query__start,postgresql:query__done
 	sdtattach --latency ./server:app:begin,./server:app:end,arg0 --by comm
 	sdtattach -p 4242 --latency begin,end,id --types app.d 'app:*'
+
+# Metrics
+
+--listen serves the aggregations on an HTTP endpoint, /metrics, in the
+Prometheus text format, or OpenMetrics for a client that asks for it
+(Accept: application/openmetrics-text), for a Prometheus server, or
+anything that scrapes either, to collect. Every scrape reads and empties
+the kernel's maps, as the end of an --interval does, and adds what they
+counted to totals kept since attaching: counters only grow while the
+probes stay attached, processes that run the files come and go (without
+-p, sdtattach stays up), and each hit is counted once. Reading the maps
+at the scrape is why this is a flag of sdtattach rather than a tool fed
+by its NDJSON: a scrape sees every hit until it, and nothing runs
+between scrapes.
+
+	sdtattach --listen :9435 --count --by comm /usr/bin/python3.11:python:function__entry
+	sdtattach --listen :9435 --latency ./server:app:begin,./server:app:end
+
+The metric families, their labels, the buckets and the limits are those
+of package pkg/metrics: sdt_probe_hits_total (--count),
+sdt_probe_value (--hist), sdt_probe_value_stats, _min and _max (--stats),
+sdt_probe_latency_seconds, sdt_probe_latency_unmatched_total,
+sdt_probe_latency_starts_total and sdt_probe_latency_pending (--latency),
+sdt_probe_lost_total and sdt_probe_unread_total, with the labels provider,
+probe, binary (the file as sdtattach shows it: give absolute PATHs for a
+fleet), arg (the value of --hist and --stats) and one per --by key. The
+series of a pid or tid key go once the process or thread exits.
+
+With --listen, standard output stays empty unless --interval is given;
+then it has the records of every interval as usual, where a scrape also
+ends an interval, so that each hit is in exactly one record there too.
+An address that cannot be listened on is an error before anything is
+attached. On SIGINT, SIGTERM or SIGHUP, at the -d duration, or when the
+-p process exits, sdtattach detaches, lets the scrapes in progress end
+(at most 5s), and exits; see docs/fleet.md for running one per host.
 
 # Filters
 

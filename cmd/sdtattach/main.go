@@ -17,7 +17,8 @@ const usageText = `usage: sdtattach [flags] PROBE...
 
 Attach to USDT probes and write one JSON object per probe hit per line,
 or with --count, --hist or --stats, one per probe and key, counted in
-the kernel, every --interval and at exit. --filter keeps the hits for
+the kernel, every --interval and at exit; --listen serves them as
+Prometheus metrics instead. --filter keeps the hits for
 which an expression holds, such as 'arg0 > 100 && comm == "nginx"', in
 the kernel too.
 
@@ -62,6 +63,7 @@ type config struct {
 	filter     *filter.Expr
 	agg        aggConfig
 	backend    string
+	listen     listenConfig
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -79,6 +81,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
 	fs.StringVar(&c.backend, "backend", "bpf", "trace with `BACKEND`: bpf, or tracefs (uprobe_events and perf events, no BPF)")
+	c.listen.flags(fs)
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string
 	for {
@@ -122,6 +125,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	if err := c.agg.parse(set); err != nil {
+		return usage("%v", err)
+	}
+	if err := c.listen.parse(set, c.agg.agg.Mode != 0); err != nil {
 		return usage("%v", err)
 	}
 	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {

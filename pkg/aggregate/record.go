@@ -19,6 +19,10 @@ import (
 type Record struct {
 	TS             int64 // the end of the interval, in Unix nanoseconds
 	Provider, Name string
+	// File, when known, is the file the probe is in, as package attach
+	// names it (probe.Target.Name), which tells probes of the same name
+	// in different files apart. The JSON does not carry it.
+	File string
 	// Hist, for a histogram, and Stats, for stats, name the value they
 	// are of; both are the zero Key for a count.
 	Hist, Stats Key

@@ -370,7 +370,7 @@ type collection struct {
 func (c *collection) record(e *bpf.AggEntry) (*aggregate.Record, group) {
 	a := c.a
 	pr, pa := a.plan.Probes[e.Probe], &a.probes[e.Probe]
-	r := &aggregate.Record{TS: c.now, Provider: pr.Provider, Name: pr.Name}
+	r := &aggregate.Record{TS: c.now, Provider: pr.Provider, Name: pr.Name, File: pr.Target.Name}
 	g := group{probe: e.Probe}
 	switch {
 	case e.Lost:

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sdtkit/sdtkit/internal/cli"
+	"github.com/sdtkit/sdtkit/pkg/aggregate"
+	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/metrics"
+)
+
+// shutdownTimeout bounds how long a scrape in progress delays the exit.
+const shutdownTimeout = 5 * time.Second
+
+// listenConfig is --listen and --max-series.
+type listenConfig struct {
+	addr      string
+	maxSeries int
+}
+
+func (l *listenConfig) flags(fs *flag.FlagSet) {
+	fs.StringVar(&l.addr, "listen", "", "with --count, --hist, --stats or --latency: serve them as Prometheus metrics on http://`HOST:PORT`/metrics (an empty HOST is 127.0.0.1)")
+	fs.IntVar(&l.maxSeries, "max-series", metrics.DefaultMaxSeries, "with --listen: keep at most `N` --by key values; the hits of others go to the series whose key labels are empty")
+}
+
+// parse checks --listen and --max-series and puts the loopback address
+// in an empty host; the error is the message of a usage error.
+func (l *listenConfig) parse(set map[string]bool, aggregating bool) error {
+	switch {
+	case set["listen"] && !aggregating:
+		return errors.New("--listen needs --count, --hist, --stats or --latency")
+	case set["max-series"] && !set["listen"]:
+		return errors.New("--max-series needs --listen")
+	case l.maxSeries < 1:
+		return fmt.Errorf("--max-series %d: not a positive number", l.maxSeries)
+	case !set["listen"]:
+		return nil
+	}
+	host, port, err := net.SplitHostPort(l.addr)
+	if err != nil || port == "" {
+		return fmt.Errorf("--listen %s: want HOST:PORT or :PORT", cli.Shown(l.addr))
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	l.addr = net.JoinHostPort(host, port)
+	return nil
+}
+
+// serve serves the aggregates of ag as Prometheus metrics on ln until
+// ctx is done, the -p process exits or emit fails. Every scrape, and
+// every --interval, ends an interval: its records are added to the
+// totals the metrics show and given to emit, one interval at a time, so
+// that each hit is counted once in both. On the way out it detaches,
+// waits for the scrapes in progress, and gives emit the last records.
+func serve(ctx context.Context, c *config, ag *attach.Aggregator, ln net.Listener, emit func([]aggregate.Record) error, logger *log.Logger) error {
+	failed := make(chan error, 1)
+	exp := metrics.New(&metrics.Options{
+		Collect: func(now time.Time) ([]aggregate.Record, error) {
+			recs, err := ag.Collect(now)
+			if err != nil {
+				return nil, err
+			}
+			if err := emit(recs); err != nil {
+				select {
+				case failed <- err:
+				default:
+				}
+			}
+			return recs, nil
+		},
+		By:        c.agg.agg.By,
+		MaxSeries: c.listen.maxSeries,
+	})
+	exp.Add(seeds(ag.Plan(), &c.agg.agg))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(exp)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		ErrorLog:          logger,
+		ErrorHandling:     promhttp.HTTPErrorOnError,
+		EnableOpenMetrics: true,
+	}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: logger}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logger.Printf("serving metrics on http://%s/metrics", ln.Addr())
+
+	var tick <-chan time.Time
+	if c.agg.interval > 0 {
+		t := time.NewTicker(c.agg.interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	var err error
+	for done := false; !done; {
+		select {
+		case now := <-tick:
+			_, err = exp.Update(now)
+			done = err != nil
+		case err = <-failed:
+			done = true
+		case err = <-served:
+			err, done = fmt.Errorf("--listen: %w", err), true
+		case <-ctx.Done():
+			done = true
+		case <-ag.Stopped():
+			done = true
+		}
+	}
+	ag.Stop()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil {
+		srv.Close()
+	}
+	if _, uerr := exp.Update(time.Now()); err == nil {
+		err = uerr
+	}
+	select {
+	case ferr := <-failed:
+		if err == nil {
+			err = ferr
+		}
+	default:
+	}
+	return err
+}
+
+// seeds returns a record of no hits per probe of the plan (two for a
+// probe that both starts and ends a latency), which make the series
+// known at 0 before the first hit: see metrics.Exporter.Add.
+func seeds(plan *attach.Plan, a *attach.Aggregation) []aggregate.Record {
+	var recs []aggregate.Record
+	for _, p := range plan.Probes {
+		r := aggregate.Record{Provider: p.Provider, Name: p.Name, File: p.Target.Name}
+		switch a.Mode {
+		case bpf.AggHist:
+			r.Hist = a.Of
+		case bpf.AggStats:
+			r.Stats = a.Of
+		case bpf.AggLatency:
+			r.Latency = cmp.Or(a.Pair, aggregate.Key{Kind: aggregate.KeyTID})
+			if a.Start.Match(p.Provider, p.Name) {
+				s := r
+				s.Start = true
+				recs = append(recs, s)
+			}
+			if !a.End.Match(p.Provider, p.Name) {
+				continue
+			}
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}

@@ -1,0 +1,346 @@
+package metrics_test
+
+import (
+	"errors"
+	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/aggregate"
+	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/metrics"
+)
+
+var (
+	pid  = aggregate.Key{Kind: aggregate.KeyPID}
+	comm = aggregate.Key{Kind: aggregate.KeyComm}
+	arg0 = aggregate.Key{Kind: aggregate.KeyArg}
+	arg1 = aggregate.Key{Kind: aggregate.KeyArg, Arg: 1}
+)
+
+func intv(n int64) event.Value  { return event.IntValue(n) }
+func strv(s string) event.Value { return event.Value{Kind: event.String, Str: s} }
+
+// rec returns a record of probe p:hit in /bin/app.
+func rec(r aggregate.Record) aggregate.Record {
+	r.Provider, r.Name, r.File = "p", "hit", "/bin/app"
+	return r
+}
+
+// buckets returns the buckets of the values given.
+func buckets(vs ...int64) []aggregate.Bucket {
+	var h aggregate.Histogram
+	for _, v := range vs {
+		h.AddInt(v)
+	}
+	return h.Buckets()
+}
+
+// feed returns an Exporter whose Collect returns the intervals given,
+// one a call, then nothing.
+func feed(opts metrics.Options, intervals ...[]aggregate.Record) *metrics.Exporter {
+	opts.Collect = func(time.Time) ([]aggregate.Record, error) {
+		if len(intervals) == 0 {
+			return nil, nil
+		}
+		recs := intervals[0]
+		intervals = intervals[1:]
+		return recs, nil
+	}
+	return metrics.New(&opts)
+}
+
+// scrape checks that a scrape of e shows want, of the metrics named.
+func scrape(t *testing.T, e *metrics.Exporter, want string, names ...string) {
+	t.Helper()
+	if err := testutil.CollectAndCompare(e, strings.NewReader(want), names...); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCountsAddUp(t *testing.T) {
+	by := func(p int64) []aggregate.KeyValue { return []aggregate.KeyValue{{Key: pid, Value: intv(p)}} }
+	e := feed(metrics.Options{By: []aggregate.Key{pid}, Alive: func(int64) bool { return true }},
+		[]aggregate.Record{
+			rec(aggregate.Record{By: by(1), Count: 3}),
+			rec(aggregate.Record{By: by(2), Count: 5}),
+			rec(aggregate.Record{Lost: 2}),
+		},
+		[]aggregate.Record{rec(aggregate.Record{By: by(1), Count: 4})},
+	)
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",pid="1",probe="hit",provider="p"} 3
+sdt_probe_hits_total{binary="/bin/app",pid="2",probe="hit",provider="p"} 5
+# HELP sdt_probe_lost_total Probe hits not counted because the kernel's map of keys was full.
+# TYPE sdt_probe_lost_total counter
+sdt_probe_lost_total{binary="/bin/app",probe="hit",provider="p"} 2
+`, metrics.HitsTotal, metrics.LostTotal)
+	// Each scrape collects once: the second adds 4, the third nothing.
+	for range 2 {
+		scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",pid="1",probe="hit",provider="p"} 7
+sdt_probe_hits_total{binary="/bin/app",pid="2",probe="hit",provider="p"} 5
+# HELP sdt_probe_lost_total Probe hits not counted because the kernel's map of keys was full.
+# TYPE sdt_probe_lost_total counter
+sdt_probe_lost_total{binary="/bin/app",probe="hit",provider="p"} 2
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 2
+`, metrics.HitsTotal, metrics.LostTotal, metrics.Series)
+	}
+}
+
+func TestSameProbeTwoFiles(t *testing.T) {
+	a := rec(aggregate.Record{Count: 1})
+	b := rec(aggregate.Record{Count: 2})
+	b.File = "/lib/libapp.so"
+	e := feed(metrics.Options{}, []aggregate.Record{a, b})
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",probe="hit",provider="p"} 1
+sdt_probe_hits_total{binary="/lib/libapp.so",probe="hit",provider="p"} 2
+`, metrics.HitsTotal)
+}
+
+func TestExitedDropped(t *testing.T) {
+	exited := map[int64]bool{}
+	by := func(p int64) []aggregate.KeyValue { return []aggregate.KeyValue{{Key: pid, Value: intv(p)}} }
+	e := feed(metrics.Options{By: []aggregate.Key{pid}, Alive: func(id int64) bool { return !exited[id] }},
+		[]aggregate.Record{rec(aggregate.Record{By: by(10), Count: 1}), rec(aggregate.Record{By: by(20), Count: 1})},
+		[]aggregate.Record{rec(aggregate.Record{By: by(20), Count: 2})},
+	)
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",pid="10",probe="hit",provider="p"} 1
+sdt_probe_hits_total{binary="/bin/app",pid="20",probe="hit",provider="p"} 1
+`, metrics.HitsTotal)
+	// Both exit; 20 counted hits before it did: its series shows them
+	// once more, 10's goes.
+	exited[10], exited[20] = true, true
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",pid="20",probe="hit",provider="p"} 3
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 1
+`, metrics.HitsTotal, metrics.Series)
+	scrape(t, e, `
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 0
+`, metrics.HitsTotal, metrics.Series)
+}
+
+func TestMaxSeriesFolds(t *testing.T) {
+	by := func(c string) []aggregate.KeyValue { return []aggregate.KeyValue{{Key: comm, Value: strv(c)}} }
+	e := feed(metrics.Options{By: []aggregate.Key{comm}, MaxSeries: 2},
+		[]aggregate.Record{
+			rec(aggregate.Record{By: by("a"), Count: 1}),
+			rec(aggregate.Record{By: by("b"), Count: 2}),
+			rec(aggregate.Record{By: by("c"), Count: 3}),
+			rec(aggregate.Record{By: by("d"), Count: 4}),
+		},
+		[]aggregate.Record{
+			rec(aggregate.Record{By: by("a"), Count: 10}),
+			rec(aggregate.Record{By: by("e"), Count: 20}),
+		},
+	)
+	e.Update(time.Now())
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",comm="a",probe="hit",provider="p"} 11
+sdt_probe_hits_total{binary="/bin/app",comm="b",probe="hit",provider="p"} 2
+sdt_probe_hits_total{binary="/bin/app",comm="",probe="hit",provider="p"} 27
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 2
+# HELP sdt_series_limit Key values kept at most; the hits of more are counted in the series whose key labels are empty.
+# TYPE sdt_series_limit gauge
+sdt_series_limit 2
+`, metrics.HitsTotal, metrics.Series, metrics.SeriesLimit)
+}
+
+func TestLabelValues(t *testing.T) {
+	le := aggregate.Key{Kind: aggregate.KeyField, Field: "le"}
+	r := aggregate.Record{
+		Provider: "p\x1b[31m", Name: "hit", File: "/tmp/a b\n",
+		By:    []aggregate.KeyValue{{Key: comm, Value: strv("x\x00y")}, {Key: le, Value: strv("say \"hi\"")}, {Key: arg1, Value: event.Value{}}},
+		Count: 1,
+	}
+	e := feed(metrics.Options{By: []aggregate.Key{comm, le, arg1}}, []aggregate.Record{r})
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{arg1="?",binary="\"/tmp/a b\\n\"",comm="\"x\\x00y\"",key_le="\"say \\\"hi\\\"\"",probe="hit",provider="\"p\\x1b[31m\""} 1
+`, metrics.HitsTotal)
+}
+
+func TestLabelName(t *testing.T) {
+	for _, tt := range []struct {
+		key  aggregate.Key
+		want string
+	}{
+		{pid, "pid"},
+		{comm, "comm"},
+		{arg1, "arg1"},
+		{aggregate.Key{Kind: aggregate.KeyField, Field: "size"}, "size"},
+		{aggregate.Key{Kind: aggregate.KeyField, Field: "binary"}, "key_binary"},
+		{aggregate.Key{Kind: aggregate.KeyField, Field: "quantile"}, "key_quantile"},
+		{aggregate.Key{Kind: aggregate.KeyField, Field: "__name__"}, "key___name__"},
+		{aggregate.Key{Kind: aggregate.KeyField, Field: "1st"}, "key_1st"},
+	} {
+		if got := metrics.LabelName(tt.key); got != tt.want {
+			t.Errorf("LabelName(%v) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestStats(t *testing.T) {
+	e := feed(metrics.Options{},
+		[]aggregate.Record{rec(aggregate.Record{Stats: arg0, Count: 3, Sum: 6, Min: 1, Max: 3, Unread: 1})},
+		[]aggregate.Record{rec(aggregate.Record{Stats: arg0, Count: 2, Sum: -10, Min: -7, Max: -3})},
+	)
+	e.Update(time.Now())
+	scrape(t, e, `
+# HELP sdt_probe_value_stats Count and sum of the values of a probe argument.
+# TYPE sdt_probe_value_stats summary
+sdt_probe_value_stats_sum{arg="arg0",binary="/bin/app",probe="hit",provider="p"} -4
+sdt_probe_value_stats_count{arg="arg0",binary="/bin/app",probe="hit",provider="p"} 5
+# HELP sdt_probe_value_min Least value of a probe argument since the probes were attached.
+# TYPE sdt_probe_value_min gauge
+sdt_probe_value_min{arg="arg0",binary="/bin/app",probe="hit",provider="p"} -7
+# HELP sdt_probe_value_max Greatest value of a probe argument since the probes were attached.
+# TYPE sdt_probe_value_max gauge
+sdt_probe_value_max{arg="arg0",binary="/bin/app",probe="hit",provider="p"} 3
+# HELP sdt_probe_unread_total Probe hits whose value or key could not be read.
+# TYPE sdt_probe_unread_total counter
+sdt_probe_unread_total{binary="/bin/app",probe="hit",provider="p"} 1
+`, metrics.ValueStats, metrics.ValueMin, metrics.ValueMax, metrics.UnreadTotal)
+}
+
+// histText returns the text of a histogram of the buckets given, from
+// their inclusive upper bound to the count up to it, the others having
+// the count of the bound before them.
+func histText(name, help, labels string, sum string, upTo map[string]uint64, count uint64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+	var n uint64
+	for i := range aggregate.NumBuckets - 1 {
+		le := "-1"
+		if i > 0 {
+			le = strconv.FormatFloat(float64(uint64(1)<<(i-1)-1), 'g', -1, 64)
+		}
+		if strings.HasSuffix(name, "_seconds") {
+			le = strconv.FormatFloat(float64(uint64(1)<<max(i-1, 0)-1)/1e9, 'g', -1, 64)
+			if i == 0 {
+				le = "-1e-09"
+			}
+		}
+		if c, ok := upTo[le]; ok {
+			n = c
+		}
+		fmt.Fprintf(&b, "%s_bucket{%s,le=%q} %d\n", name, labels, le, n)
+	}
+	fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} %d\n", name, labels, count)
+	fmt.Fprintf(&b, "%s_sum{%s} %s\n%s_count{%s} %d\n", name, labels, sum, name, labels, count)
+	return b.String()
+}
+
+func TestHist(t *testing.T) {
+	e := feed(metrics.Options{},
+		[]aggregate.Record{rec(aggregate.Record{Hist: arg0, Count: 6, Buckets: buckets(-5, 0, 1, 2, 3, 4)})},
+		[]aggregate.Record{rec(aggregate.Record{Hist: arg0, Count: 3, Buckets: buckets(7, 8, 1<<62)})},
+	)
+	e.Update(time.Now())
+	want := histText(metrics.Value, "Values of a probe argument, in the log2 buckets of bpftrace's hist(); no sum is kept.",
+		`arg="arg0",binary="/bin/app",probe="hit",provider="p"`, "NaN",
+		map[string]uint64{"-1": 1, "0": 2, "1": 3, "3": 5, "7": 7, "15": 8, "9.223372036854776e+18": 9}, 9)
+	scrape(t, e, want, metrics.Value)
+}
+
+func TestLatency(t *testing.T) {
+	tid := aggregate.Key{Kind: aggregate.KeyTID}
+	start := func(count, pending uint64) aggregate.Record {
+		r := rec(aggregate.Record{Latency: tid, Start: true, To: "p:end", Count: count, Pending: pending})
+		r.Name = "begin"
+		return r
+	}
+	end := func(unmatched uint64, ns ...int64) aggregate.Record {
+		r := rec(aggregate.Record{Latency: tid, From: "p:begin", Count: uint64(len(ns)), Unmatched: unmatched, Buckets: buckets(ns...)})
+		for _, v := range ns {
+			r.Sum += v
+		}
+		r.Name = "end"
+		return r
+	}
+	e := feed(metrics.Options{},
+		[]aggregate.Record{start(3, 1), end(1, 4_400_000, 17_000_000)},
+		[]aggregate.Record{end(0, 70_000_000)},
+	)
+	e.Update(time.Now())
+	want := histText(metrics.LatencySeconds, "Time from a START probe hit to the next END probe hit of the same key, by END probe.",
+		`binary="/bin/app",probe="end",provider="p"`, "0.0914",
+		map[string]uint64{"0.008388607": 1, "0.033554431": 2, "0.134217727": 3}, 3)
+	scrape(t, e, want+`
+# HELP sdt_probe_latency_unmatched_total END probe hits that found no START waiting.
+# TYPE sdt_probe_latency_unmatched_total counter
+sdt_probe_latency_unmatched_total{binary="/bin/app",probe="end",provider="p"} 1
+# HELP sdt_probe_latency_starts_total START probe hits of a latency.
+# TYPE sdt_probe_latency_starts_total counter
+sdt_probe_latency_starts_total{binary="/bin/app",probe="begin",provider="p"} 3
+# HELP sdt_probe_latency_pending START probe hits waiting for their END.
+# TYPE sdt_probe_latency_pending gauge
+sdt_probe_latency_pending{binary="/bin/app",probe="begin",provider="p"} 0
+`, metrics.LatencySeconds, metrics.UnmatchedTotal, metrics.StartsTotal, metrics.Pending)
+}
+
+func TestCollectError(t *testing.T) {
+	errMap := errors.New("map read failed")
+	e := metrics.New(&metrics.Options{Collect: func(time.Time) ([]aggregate.Record, error) { return nil, errMap }})
+	if _, err := e.Update(time.Now()); !errors.Is(err, errMap) {
+		t.Errorf("Update = %v, want %v", err, errMap)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(e)
+	if _, err := reg.Gather(); err == nil || !strings.Contains(err.Error(), errMap.Error()) {
+		t.Errorf("Gather error = %v, want one that says %q", err, errMap)
+	}
+}
+
+// Records of no hits make the series known at 0 before the first hit;
+// with keys, only those of the probe.
+func TestSeeds(t *testing.T) {
+	e := metrics.New(&metrics.Options{})
+	e.Add([]aggregate.Record{rec(aggregate.Record{})})
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",probe="hit",provider="p"} 0
+# HELP sdt_probe_lost_total Probe hits not counted because the kernel's map of keys was full.
+# TYPE sdt_probe_lost_total counter
+sdt_probe_lost_total{binary="/bin/app",probe="hit",provider="p"} 0
+`, metrics.HitsTotal, metrics.LostTotal)
+
+	e = metrics.New(&metrics.Options{By: []aggregate.Key{pid}})
+	e.Add([]aggregate.Record{rec(aggregate.Record{})})
+	scrape(t, e, `
+# HELP sdt_probe_lost_total Probe hits not counted because the kernel's map of keys was full.
+# TYPE sdt_probe_lost_total counter
+sdt_probe_lost_total{binary="/bin/app",probe="hit",provider="p"} 0
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 0
+`, metrics.HitsTotal, metrics.LostTotal, metrics.Series)
+}
