@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -17,7 +16,6 @@ import (
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/attach"
-	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/metrics"
 )
 
@@ -84,7 +82,7 @@ func serve(ctx context.Context, c *config, ag *attach.Aggregator, ln net.Listene
 		By:        c.agg.agg.By,
 		MaxSeries: c.listen.maxSeries,
 	})
-	exp.Add(seeds(ag.Plan(), &c.agg.agg))
+	exp.Add(ag.Empty())
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(exp)
 	mux := http.NewServeMux()
@@ -137,32 +135,4 @@ func serve(ctx context.Context, c *config, ag *attach.Aggregator, ln net.Listene
 	default:
 	}
 	return err
-}
-
-// seeds returns a record of no hits per probe of the plan (two for a
-// probe that both starts and ends a latency), which make the series
-// known at 0 before the first hit: see metrics.Exporter.Add.
-func seeds(plan *attach.Plan, a *attach.Aggregation) []aggregate.Record {
-	var recs []aggregate.Record
-	for _, p := range plan.Probes {
-		r := aggregate.Record{Provider: p.Provider, Name: p.Name, File: p.Target.Name}
-		switch a.Mode {
-		case bpf.AggHist:
-			r.Hist = a.Of
-		case bpf.AggStats:
-			r.Stats = a.Of
-		case bpf.AggLatency:
-			r.Latency = cmp.Or(a.Pair, aggregate.Key{Kind: aggregate.KeyTID})
-			if a.Start.Match(p.Provider, p.Name) {
-				s := r
-				s.Start = true
-				recs = append(recs, s)
-			}
-			if !a.End.Match(p.Provider, p.Name) {
-				continue
-			}
-		}
-		recs = append(recs, r)
-	}
-	return recs
 }

@@ -441,19 +441,7 @@ func (c *collection) records() []aggregate.Record {
 		if r.Lost > 0 {
 			continue
 		}
-		switch agg.Mode {
-		case bpf.AggHist:
-			r.Hist = agg.Of
-		case bpf.AggStats:
-			r.Stats = agg.Of
-		case bpf.AggLatency:
-			r.Latency, r.Start = agg.pairKey(), g.start
-			if g.start {
-				r.To = spelled(agg.End)
-			} else {
-				r.From = spelled(agg.Start)
-			}
-		}
+		agg.describe(r, g.start)
 		if h := c.hists[g]; h != nil {
 			r.Buckets = h.Buckets()
 		}
@@ -468,6 +456,53 @@ func (c *collection) records() []aggregate.Record {
 		out[i] = *recs[g]
 	}
 	return out
+}
+
+// describe sets what a record that counted hits is of: the value of a
+// histogram or stats, or the pairing key and the other probe of a
+// latency's START record (start) or END record.
+func (a *Aggregation) describe(r *aggregate.Record, start bool) {
+	switch a.Mode {
+	case bpf.AggHist:
+		r.Hist = a.Of
+	case bpf.AggStats:
+		r.Stats = a.Of
+	case bpf.AggLatency:
+		r.Latency, r.Start = a.pairKey(), start
+		if start {
+			r.To = spelled(a.End)
+		} else {
+			r.From = spelled(a.Start)
+		}
+	}
+}
+
+// Empty returns a record of no hits per probe of the plan, in the order
+// of Plan.Probes, each as Collect describes the probe's records (two for
+// a probe that both starts and ends a latency, the START's first): what a
+// consumer that must know every series before its first hit starts from.
+func (a *Aggregator) Empty() []aggregate.Record {
+	var recs []aggregate.Record
+	for _, p := range a.plan.Probes {
+		r := aggregate.Record{Provider: p.Provider, Name: p.Name, File: p.Target.Name}
+		if a.agg.Mode != bpf.AggLatency {
+			a.agg.describe(&r, false)
+			recs = append(recs, r)
+			continue
+		}
+		for _, start := range []bool{true, false} {
+			role := a.agg.End
+			if start {
+				role = a.agg.Start
+			}
+			if role.Match(p.Provider, p.Name) {
+				s := r
+				a.agg.describe(&s, start)
+				recs = append(recs, s)
+			}
+		}
+	}
+	return recs
 }
 
 func boolCompare(x, y bool) int {
