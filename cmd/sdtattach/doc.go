@@ -253,7 +253,8 @@ are moved to sdtattach's own cgroup, where they would have run without
 
 	sdtattach: -f: 2 processes of the command still run, untraced; moved out of /sys/fs/cgroup/sdtattach-4242
 
--f needs a writable cgroup2 file system (root, or a delegated cgroup)
+A sdtattach killed by SIGKILL leaves the cgroup, which rmdir removes
+once its processes have ended. -f needs a writable cgroup2 file system (root, or a delegated cgroup)
 and --backend bpf; a cgroup that cannot be made is an error before the
 command runs.
 
