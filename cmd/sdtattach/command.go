@@ -39,6 +39,16 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 		defer f.Close()
 		lo.Stdout = f
 	}
+	if c.follow {
+		cg, err := launch.NewCgroup("sdtattach-*")
+		if err != nil {
+			return fmt.Errorf("-f: %w", err)
+		}
+		// Deferred first, run last: once the command is waited for.
+		defer removeCgroup(cg, logger)
+		lo.Cgroup = cg
+		opts.Cgroup = cg.ID
+	}
 	cmd, err := launch.Start(commandArgs(c.command), lo)
 	var se *launch.StartError
 	if errors.As(err, &se) {
@@ -53,6 +63,18 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 	opts.Attached = cmd.Release
 	err = trace(ctx, c, opts, stdout, logger)
 	return endCommand(cmd, err, sigs, logger)
+}
+
+// removeCgroup removes the cgroup of -f, moving out the processes the
+// command left running, which sdtattach does not wait for.
+func removeCgroup(cg *launch.Cgroup, logger *log.Logger) {
+	moved, err := cg.Remove()
+	if moved > 0 {
+		logger.Printf("-f: %d processes of the command still run, untraced; moved out of %s", moved, cg.Path)
+	}
+	if err != nil {
+		logger.Printf("-f: %v; left %s", err, cg.Path)
+	}
 }
 
 // endCommand waits for the command once the trace has ended, and
@@ -111,6 +133,10 @@ func (c *config) checkCommand(set map[string]bool) error {
 		return errors.New("-c and --attach-only exclude each other")
 	case set["cmd-stdout"] && !set["c"]:
 		return errors.New("--cmd-stdout needs -c")
+	case set["f"] && !set["c"]:
+		return errors.New("-f needs -c")
+	case set["f"] && c.backend == "tracefs":
+		return errors.New("-f needs --backend bpf: the cgroup is checked in the BPF program")
 	}
 	return nil
 }

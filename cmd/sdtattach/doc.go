@@ -67,6 +67,10 @@ killed. Flags may come before or after the probes:
 		traces a process (see Commands below). CMD ARGS is split at
 		blanks, as bpftrace -c splits it, without a shell: no quoting,
 		no expansion. CMD without '/' is looked up in $PATH.
+	-f
+		With -c, trace the processes the command starts too, forked
+		or run, and what they execute, as strace -f follows them (see
+		Commands below).
 	--cmd-stdout FILE
 		Write the standard output of the -c command to FILE, created or
 		truncated, instead of sdtattach's standard error.
@@ -219,8 +223,40 @@ instructions of main, behind a semaphore or not, are traced. A
 PATH:PROVIDER:NAME probe may name a library the command loads later
 with dlopen; PROVIDER:NAME does not search such libraries.
 
-Only the command's process is traced, not the processes it starts: the
-kernel filters the uprobes by its pid, as with -p.
+Without -f, only the command's process is traced, not the processes it
+starts: the kernel filters the uprobes by its pid, as with -p.
+
+With -f, its descendants are traced too. sdtattach makes a cgroup v2,
+sdtattach-N, a child of its own cgroup (on a hybrid system in the
+cgroup2 file system at /sys/fs/cgroup/unified), and the kernel starts
+the command in it (CLONE_INTO_CGROUP, Linux 5.7); every process it
+forks is born there, whatever it executes. The uprobes are attached
+without the pid filter, and the BPF program drops, first thing, every
+hit of a thread outside that cgroup (bpf_get_current_cgroup_id). A
+child that executes another program is traced in it when a probe names
+it by PATH:PROVIDER:NAME, or when it is the program or a library of the
+command; PROVIDER:NAME searches the command's objects only. A
+descendant that moves itself to another cgroup is no longer traced.
+
+That costs the other processes on the system: without the pid filter,
+the kernel puts the breakpoints in every process that maps the files
+while sdtattach is attached (for a probe of libc, every process), and
+raises the semaphores of is-enabled probes there; each of their hits
+traps into the kernel, about a microsecond, before the program drops
+it. Name the program's own files rather than a busy shared library
+where that matters.
+
+The trace still ends when the command exits, and its status is still
+sdtattach's. Processes it leaves running are not traced any more: they
+are moved to sdtattach's own cgroup, where they would have run without
+-f, the cgroup is removed, and sdtattach says how many there were:
+
+	sdtattach: -f: 2 processes of the command still run, untraced; moved out of /sys/fs/cgroup/sdtattach-4242
+
+A sdtattach killed by SIGKILL leaves the cgroup, which rmdir removes
+once its processes have ended. -f needs a writable cgroup2 file system (root, or a delegated cgroup)
+and --backend bpf; a cgroup that cannot be made is an error before the
+command runs.
 
 The command inherits sdtattach's standard input, standard error and
 environment; its standard output is sdtattach's standard error, so that

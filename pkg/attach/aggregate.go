@@ -257,7 +257,8 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 	prog, err := bpf.Load(&bpf.Options{
 		MaxSites:   len(p.Sites),
 		StringSize: o.StringSize,
-		PID:        o.PID,
+		PID:        o.pidFilter(),
+		Cgroup:     o.Cgroup,
 		InProcess:  o.InProcess,
 		Filters:    p.filters,
 		Aggregate:  ba,

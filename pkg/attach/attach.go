@@ -30,6 +30,16 @@ type Options struct {
 	// will, searched as if it mapped them (see probe.Options): the
 	// shared libraries of a command stopped at its execve.
 	Libraries []string
+	// Cgroup, when not 0, is the id of a cgroup v2 (the inode of its
+	// directory) whose threads are traced, whatever their process: with
+	// PID, a process started in a cgroup of its own and its
+	// descendants, also after they execute other programs. The sites
+	// are then attached without the kernel's pid filter, in every
+	// process that maps their files, and the hits of other cgroups
+	// dropped first thing in the BPF program (see bpf.Options.Cgroup).
+	// PID still says what PROVIDER:NAME resolves against and when the
+	// Tracer stops.
+	Cgroup uint64
 	// Types, when not nil, names and types the arguments of the probes
 	// it describes; events of those probes carry named fields.
 	Types *Types
@@ -162,7 +172,8 @@ func (p *Plan) Attach() (*Tracer, error) {
 		MaxSites:      len(p.Sites),
 		StringSize:    o.StringSize,
 		FlushInterval: cmp.Or(o.FlushInterval, DefaultFlushInterval),
-		PID:           o.PID,
+		PID:           o.pidFilter(),
+		Cgroup:        o.Cgroup,
 		NoStrings:     !readsStrings(p.Attachments),
 		Filters:       p.filters,
 		InProcess:     o.InProcess,
@@ -174,6 +185,15 @@ func (p *Plan) Attach() (*Tracer, error) {
 		return nil, err
 	}
 	return newTracer(prog, p), nil
+}
+
+// pidFilter is the pid the kernel filters the uprobes by: none when
+// the cgroup does.
+func (o *Options) pidFilter() int {
+	if o.Cgroup != 0 {
+		return 0
+	}
+	return o.PID
 }
 
 // attachTo attaches prog to every site of the plan; on error it closes

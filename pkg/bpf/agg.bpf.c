@@ -515,6 +515,8 @@ static __always_inline int handle(void *ctx)
 	__u64 *mask;
 	int slot;
 
+	if (!in_cgroup())
+		return 0;
 	s = bpf_map_lookup_elem(&sites, &id);
 	if (!s) {
 		count(LOST_SPEC);

@@ -54,6 +54,7 @@ const (
 	aggMapStarts     = "starts"
 	aggProgAggMulti  = "agg_multi"
 	aggProgAggSingle = "agg_single"
+	aggVarCgroupId   = "cgroup_id"
 	aggVarFiltering  = "filtering"
 	aggVarKeyWords   = "key_words"
 	aggVarMode       = "mode"
@@ -132,6 +133,7 @@ type aggMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type aggVariableSpecs struct {
+	CgroupId  *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering *ebpf.VariableSpec `ebpf:"filtering"`
 	KeyWords  *ebpf.VariableSpec `ebpf:"key_words"`
 	Mode      *ebpf.VariableSpec `ebpf:"mode"`
@@ -193,6 +195,7 @@ func (m *aggMaps) Close() error {
 //
 // It can be passed to loadAggObjects or ebpf.CollectionSpec.LoadAndAssign.
 type aggVariables struct {
+	CgroupId  *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering *ebpf.Variable `ebpf:"filtering"`
 	KeyWords  *ebpf.Variable `ebpf:"key_words"`
 	Mode      *ebpf.Variable `ebpf:"mode"`

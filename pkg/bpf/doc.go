@@ -68,7 +68,11 @@
 // older kernels or with Options.PerSite. Either way each site's semaphore
 // is handed to the kernel as a reference counter (ref_ctr_offset), which
 // raises it in every process while attached, enabling is-enabled probes,
-// and lowers it on Close. Options.PID restricts tracing to one process.
+// and lowers it on Close. Options.PID restricts tracing to one process,
+// by the kernel's pid filter; Options.Cgroup to the threads of one cgroup
+// v2, by a check the program makes first on every hit, which follows a
+// process's descendants but leaves the breakpoints in every process that
+// maps the file.
 //
 // The links are made, held and closed by a keeper: a child process,
 // this same executable run again (the package's init serves it when the

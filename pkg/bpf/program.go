@@ -52,8 +52,18 @@ type Options struct {
 	// that busy probes cost one wakeup per batch rather than per event.
 	FlushInterval time.Duration
 	// PID limits tracing to one process, as this process's PID
-	// namespace numbers it; 0 traces all.
+	// namespace numbers it; 0 traces all. The kernel filters by pid
+	// when it installs the breakpoints: other processes that map the
+	// file are left unpatched.
 	PID int
+	// Cgroup, when not 0, keeps only the hits of threads in the cgroup
+	// v2 of that id (the inode of its directory), whatever their
+	// process: it traces a process and its descendants when they run
+	// in a cgroup of their own. The check is the first thing the
+	// program does, but the breakpoints are installed in every process
+	// that maps the file (unless PID is set too), and each of their
+	// hits costs a trap into the kernel before it is dropped.
+	Cgroup uint64
 	// PerSite attaches one uprobe per site even when the kernel has
 	// uprobe_multi links (Linux 6.6), which attach all sites of a file
 	// at once.
@@ -193,6 +203,9 @@ func loadProgram(o *Options) (*Program, error) {
 	}
 	if err := setPIDNS(spec, ns); err != nil {
 		return nil, err
+	}
+	if err := spec.Variables[usdtVarCgroupId].Set(o.Cgroup); err != nil {
+		return nil, fmt.Errorf("set %s: %w", usdtVarCgroupId, err)
 	}
 	var layout *keyLayout
 	if o.Aggregate != nil {

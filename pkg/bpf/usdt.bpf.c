@@ -169,6 +169,8 @@ static __always_inline int handle(void *ctx)
 	struct event *e;
 	int slot;
 
+	if (!in_cgroup())
+		return 0;
 	id = bpf_get_attach_cookie(ctx);
 	s = bpf_map_lookup_elem(&sites, &id);
 	if (!s) {
@@ -289,6 +291,8 @@ static __always_inline int handle(void *ctx)
 	struct spec *s;
 	__u64 bias;
 
+	if (!in_cgroup())
+		return 0;
 	s = bpf_map_lookup_elem(&sites, &id);
 	if (!s) {
 		count(LOST_SPEC);

@@ -41,6 +41,7 @@ enum {
 static __unused void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
 static __unused __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
 static __unused __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
+static __unused __u64 (*bpf_get_current_cgroup_id)(void) = (void *)80;
 static __unused long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
 static __unused long (*bpf_probe_read_user)(void *dst, __u32 size, const void *src) = (void *)112;
 static __unused long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) = (void *)114;
@@ -198,6 +199,23 @@ static __always_inline void put_slot(__u64 *mask, int slot)
  */
 volatile const __u64 pidns_dev = 0;
 volatile const __u64 pidns_ino = 0;
+
+/*
+ * Set by the loader: the id of a cgroup v2, the inode of its directory,
+ * when the uprobes are attached without a pid filter to trace a process
+ * and its descendants, which start in that cgroup; 0 keeps every hit.
+ */
+volatile const __u64 cgroup_id = 0;
+
+/*
+ * in_cgroup reports whether the current thread is one of those traced:
+ * checked first, so that a hit of another process that maps the file
+ * costs the trap, the helper call and one compare.
+ */
+static __always_inline int in_cgroup(void)
+{
+	return !cgroup_id || bpf_get_current_cgroup_id() == cgroup_id;
+}
 
 /*
  * current_pid_tgid is bpf_get_current_pid_tgid, the process id in the

@@ -86,6 +86,7 @@ const (
 	usdtMapSites       = "sites"
 	usdtProgUsdtMulti  = "usdt_multi"
 	usdtProgUsdtSingle = "usdt_single"
+	usdtVarCgroupId    = "cgroup_id"
 	usdtVarFiltering   = "filtering"
 	usdtVarPidnsDev    = "pidns_dev"
 	usdtVarPidnsIno    = "pidns_ino"
@@ -155,6 +156,7 @@ type usdtMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtVariableSpecs struct {
+	CgroupId    *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
@@ -205,6 +207,7 @@ func (m *usdtMaps) Close() error {
 //
 // It can be passed to loadUsdtObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtVariables struct {
+	CgroupId    *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`

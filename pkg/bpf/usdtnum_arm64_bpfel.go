@@ -22,6 +22,7 @@ const (
 	usdtnumMapSites       = "sites"
 	usdtnumProgUsdtMulti  = "usdt_multi"
 	usdtnumProgUsdtSingle = "usdt_single"
+	usdtnumVarCgroupId    = "cgroup_id"
 	usdtnumVarFiltering   = "filtering"
 	usdtnumVarPidnsDev    = "pidns_dev"
 	usdtnumVarPidnsIno    = "pidns_ino"
@@ -88,6 +89,7 @@ type usdtnumMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtnumVariableSpecs struct {
+	CgroupId    *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
@@ -133,6 +135,7 @@ func (m *usdtnumMaps) Close() error {
 //
 // It can be passed to loadUsdtnumObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtnumVariables struct {
+	CgroupId    *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`

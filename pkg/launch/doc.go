@@ -47,4 +47,13 @@
 //
 // Libraries loaded later with dlopen are not among them: a tracer names
 // them by path.
+//
+// # Descendants
+//
+// A pid filter follows one process. To trace the processes a command
+// starts too, Options.Cgroup starts it in a cgroup v2 made by NewCgroup,
+// a child of this process's own: the kernel puts the command there as it
+// forks, and its descendants are born there. A BPF program keeps the hits
+// whose bpf_get_current_cgroup_id is Cgroup.ID. Cgroup.Remove moves out
+// whatever is left in it and removes it.
 package launch

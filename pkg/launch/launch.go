@@ -21,6 +21,10 @@ type Options struct {
 	// Stdin, Stdout and Stderr are the command's standard files; nil
 	// is the corresponding file of this process.
 	Stdin, Stdout, Stderr *os.File
+	// Cgroup, when not nil, is the cgroup the command starts in: the
+	// kernel puts it there as it forks (clone3's CLONE_INTO_CGROUP,
+	// Linux 5.7), before it runs anything.
+	Cgroup *Cgroup
 }
 
 // A Command is a program started by Start, stopped before its first
@@ -76,6 +80,10 @@ func Start(argv []string, opts *Options) (*Command, error) {
 		Ptrace: true,
 		// As bpftrace -c: the command ends when the tracer does.
 		Pdeathsig: syscall.SIGTERM,
+	}
+	if o.Cgroup != nil {
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = int(o.Cgroup.dir.Fd())
 	}
 	c := &Command{cmd: cmd, release: make(chan struct{}), released: make(chan error, 1)}
 	started := make(chan error, 1)

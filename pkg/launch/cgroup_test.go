@@ -1,0 +1,92 @@
+package launch
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// The command starts in the cgroup, before its first instruction, and
+// so do its children; Remove moves out the one it leaves running and
+// removes the cgroup.
+func TestCgroup(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("requires sh")
+	}
+	cg, err := NewCgroup("launch-test-*")
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, unix.EROFS) {
+		t.Skipf("requires a writable cgroup (%v)", err)
+	}
+	if err != nil {
+		t.Skipf("requires cgroup v2 (%v)", err)
+	}
+	removed := false
+	defer func() {
+		if !removed {
+			cg.Remove()
+		}
+	}()
+	var st unix.Stat_t
+	if err := unix.Stat(cg.Path, &st); err != nil || st.Ino != cg.ID {
+		t.Fatalf("Stat(%s) = ino %d, %v; want %d", cg.Path, st.Ino, err, cg.ID)
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c, err := Start([]string{"sh", "-c", "sleep 60 & echo $! >" + pidFile}, &Options{Cgroup: cg})
+	if err != nil {
+		t.Fatalf("Start in a cgroup = %v", err)
+	}
+	if got := procs(t, cg); got != strconv.Itoa(c.Pid) {
+		t.Errorf("stopped command: cgroup.procs = %q, want %d", got, c.Pid)
+	}
+	c.Release()
+	if status, err := c.Wait(); status != 0 || err != nil {
+		t.Fatalf("Wait() = %d, %v", status, err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	defer unix.Kill(child, unix.SIGKILL)
+	if got := procs(t, cg); got != strconv.Itoa(child) {
+		t.Errorf("after the command: cgroup.procs = %q, want its child %d", got, child)
+	}
+	moved, err := cg.Remove()
+	removed = err == nil
+	if moved != 1 || err != nil {
+		t.Errorf("Remove() = %d, %v; want 1, nil", moved, err)
+	}
+	if _, err := os.Stat(cg.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Remove: Stat(%s) = %v", cg.Path, err)
+	}
+	if err := unix.Kill(child, 0); err != nil {
+		t.Errorf("the child moved out: %v", err)
+	}
+}
+
+func procs(t *testing.T, cg *Cgroup) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(cg.Path, "cgroup.procs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func TestUnescape(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"/sys/fs/cgroup", "/sys/fs/cgroup"},
+		{`/a\040b`, "/a b"},
+		{`/a\\`, `/a\\`},
+	} {
+		if got := unescape(tt.in); got != tt.want {
+			t.Errorf("unescape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
