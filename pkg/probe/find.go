@@ -146,12 +146,21 @@ func newProcTargets(pid int, fs *files) (*procTargets, error) {
 func (p *procTargets) find(s probespec.Spec) ([]*Target, error) {
 	var out []*Target
 	if s.Path == "" {
+		var unread []error
 		for _, po := range p.mapped {
-			if po.target != nil && len(po.target.File.Sites) > 0 {
+			switch {
+			case po.target != nil && len(po.target.File.Sites) > 0:
 				out = append(out, po.target)
+			case po.target == nil && po.err != nil:
+				unread = append(unread, po.err)
 			}
 		}
-		if len(out) == 0 {
+		switch {
+		case len(out) == 0 && len(unread) > 0:
+			// Say why, which is most often the right to read the
+			// process's files.
+			return nil, fmt.Errorf("process %d maps no object with USDT probes that could be read; of the %d that could not, the first: %w", p.pid, len(unread), unread[0])
+		case len(out) == 0:
 			return nil, fmt.Errorf("process %d maps no object with USDT probes", p.pid)
 		}
 		return out, nil

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -156,5 +158,23 @@ func TestFindAnyProvider(t *testing.T) {
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("selectProbes(%q) = %v, want an error containing %q", tt.spec, err, tt.err)
 		}
+	}
+}
+
+// A process none of whose objects could be read is an error that says
+// why, not one that it maps no probes.
+func TestFindUnreadable(t *testing.T) {
+	denied := errors.New("process 7: open mapped file /usr/bin/x: permission denied (needs CAP_SYS_PTRACE)")
+	p := &procTargets{pid: 7, mapped: []procObject{
+		{obj: &process.Object{Path: "/usr/bin/x"}, err: denied},
+		{obj: &process.Object{Path: "/usr/lib/libc.so.6"}, err: errors.New("other")},
+	}}
+	_, err := p.find(probespec.Spec{Provider: "p", Name: "n"})
+	if !errors.Is(err, denied) || !strings.Contains(err.Error(), "process 7 maps no object with USDT probes that could be read; of the 2 that could not, the first: ") {
+		t.Errorf("find = %v, want the first object's error", err)
+	}
+	p.mapped = nil
+	if _, err := p.find(probespec.Spec{Provider: "p", Name: "n"}); err == nil || err.Error() != "process 7 maps no object with USDT probes" {
+		t.Errorf("find in a process without objects = %v", err)
 	}
 }
