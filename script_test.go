@@ -16,7 +16,8 @@ import (
 	sdtscript "github.com/sdtkit/sdtkit/pkg/scripttest"
 )
 
-// binDir holds the tools built from ./cmd/... for the tests.
+// binDir holds the tools built from ./cmd/... for the tests, and the
+// helper internal/cmd/denybpf.
 var binDir string
 
 func TestMain(m *testing.M) {
@@ -33,9 +34,9 @@ func TestMain(m *testing.M) {
 
 var build = sync.OnceValue(func() error {
 	// go test puts its own go first on PATH.
-	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...", "./examples/...")
+	cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...", "./examples/...", "./internal/cmd/denybpf")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/... ./examples/...: %w\n%s", err, out)
+		return fmt.Errorf("go build ./cmd/... ./examples/... ./internal/cmd/denybpf: %w\n%s", err, out)
 	}
 	return nil
 })

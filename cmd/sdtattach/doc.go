@@ -191,6 +191,19 @@ an attached probe is either written or counted as lost.
 
 # Backends
 
+--backend auto, the default, traces with BPF where it can be used, and
+with tracefs where it cannot: when the kernel lacks what the BPF program
+needs (BPF, ring buffers, cookies) or loading it is not permitted while
+uprobe_events may be written (a seccomp filter or a security module that
+forbids bpf(2) to root). It then says so on stderr, with the cause:
+
+	sdtattach: BPF is not permitted (load: ...); tracing with --backend tracefs
+
+Only streaming falls back: with --count, --hist, --stats, --latency,
+--filter or --attach-only the BPF error stands, with a hint. Without
+privilege no backend is tried but BPF: tracefs needs it too. --backend
+bpf and --backend tracefs force one.
+
 --backend tracefs traces without BPF, through the kernel's uprobe_events
 (package tracefs): each site is defined as a uprobe event in a group of
 sdtattach's own, sdtkit_PID, and enabled by perf events, which end with

@@ -64,7 +64,8 @@ type config struct {
 	specs      []probespec.Spec
 	filter     *filter.Expr
 	agg        aggConfig
-	backend    string
+	backend    string // auto, bpf or tracefs
+	bpfFlag    string // a flag that needs the BPF backend, set with --backend auto
 	listen     listenConfig
 }
 
@@ -83,7 +84,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
-	fs.StringVar(&c.backend, "backend", "bpf", "trace with `BACKEND`: bpf, or tracefs (uprobe_events and perf events, no BPF)")
+	fs.StringVar(&c.backend, "backend", "auto", "trace with `BACKEND`: bpf, tracefs (uprobe_events and perf events, no BPF), or auto: tracefs when BPF cannot be used")
 	c.listen.flags(fs)
 	// Flags may follow the probes too: "sdtattach PROBE -n 10".
 	var probes []string

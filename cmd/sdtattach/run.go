@@ -74,6 +74,7 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 		if errors.Is(err, syscall.EPIPE) {
 			err = nil
 		}
+		_, err = c.fallBack(err, logger)
 		return plan.Status(err)
 	}
 	if c.backend == "tracefs" {
@@ -85,7 +86,11 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 	}
 	t, err := plan.Attach()
 	if err != nil {
-		return err
+		tfs, err := c.fallBack(err, logger)
+		if !tfs {
+			return err
+		}
+		return plan.Status(traceTracefs(ctx, c, opts, plan, stdout, logger))
 	}
 	defer t.Close()
 	if c.attachOnly {
