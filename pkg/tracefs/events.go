@@ -155,13 +155,34 @@ func Remove(dir string, events []string) error {
 	return errors.Join(errs...)
 }
 
+// removeRounds bounds how many times RemoveGroup lists the group's
+// events again to remove those a list missed.
+const removeRounds = 5
+
 // RemoveGroup deletes every event of group from uprobe_events in dir.
+// It first asks the kernel to remove the whole group ("-:GROUP/", which
+// recent kernels take); then it lists what is left and removes that event
+// by event, again while some remain: a read of uprobe_events while others
+// remove events can skip some of those it should list.
 func RemoveGroup(dir, group string) error {
-	evs, err := Events(dir)
-	if err != nil {
-		return err
+	if f, err := os.OpenFile(filepath.Join(dir, "uprobe_events"), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		f.WriteString("-:" + group + "/\n") // an older kernel's refusal leaves the events to the loop below
+		f.Close()
 	}
-	return Remove(dir, inGroups(evs, func(g string) bool { return g == group }))
+	for range removeRounds {
+		evs, err := Events(dir)
+		if err != nil {
+			return err
+		}
+		left := inGroups(evs, func(g string) bool { return g == group })
+		if len(left) == 0 {
+			return nil
+		}
+		if err := Remove(dir, left); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("remove the events of %s: some still listed after %d rounds", group, removeRounds)
 }
 
 // RemoveStale deletes the events of the groups of processes that no
@@ -175,7 +196,7 @@ func RemoveStale(dir string, self int) ([]string, error) {
 		return nil, err
 	}
 	stale := make(map[string]bool)
-	del := inGroups(evs, func(g string) bool {
+	inGroups(evs, func(g string) bool {
 		pid, ok := groupOwner(g)
 		if !ok {
 			return false
@@ -187,10 +208,12 @@ func RemoveStale(dir string, self int) ([]string, error) {
 		return true
 	})
 	var groups []string
+	var errs []error
 	for g := range stale {
 		groups = append(groups, g)
+		errs = append(errs, RemoveGroup(dir, g))
 	}
-	return groups, Remove(dir, del)
+	return groups, errors.Join(errs...)
 }
 
 // inGroups returns the events whose group keep accepts.
