@@ -38,8 +38,12 @@ type Options struct {
 	// process that maps their files, and the hits of other cgroups
 	// dropped first thing in the BPF program (see bpf.Options.Cgroup).
 	// PID still says what PROVIDER:NAME resolves against and when the
-	// Tracer stops.
+	// Tracer stops, unless Done is given.
 	Cgroup uint64
+	// Done, when not nil, stops the Tracer or Aggregator once it is
+	// closed, instead of the exit of PID: sdtattach -f closes it when
+	// the last process of the command's cgroup has exited.
+	Done <-chan struct{}
 	// Types, when not nil, names and types the arguments of the probes
 	// it describes; events of those probes carry named fields.
 	Types *Types

@@ -47,7 +47,7 @@ type Tracer struct {
 func newTracer(prog *bpf.Program, p *Plan) *Tracer {
 	t := newTracerState(p)
 	t.prog = prog
-	stopOnExit(p.opts.PID, t.closing, t.Stop)
+	stopOnExit(&p.opts, t.closing, t.Stop)
 	return t
 }
 
