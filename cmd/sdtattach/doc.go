@@ -234,7 +234,27 @@ kernel puts the breakpoints in, and raises the semaphores of, each
 library as the loader maps it, so that probes fired in the first
 instructions of main, behind a semaphore or not, are traced. A
 PATH:PROVIDER:NAME probe may name a library the command loads later
-with dlopen; PROVIDER:NAME does not search such libraries.
+with dlopen. PROVIDER:NAME searches such libraries too, when streaming
+with the BPF backend: sdtattach stops the command with SIGSTOP in the
+dynamic loader's _dl_debug_state, which the loader calls for debuggers
+once dlopen has mapped and relocated a library, before its
+constructors run and before dlopen returns (a uprobe there runs a BPF
+program that sends the signal). It attaches to the matching probes of
+the objects mapped since, and lets the command run on with SIGCONT; a
+probe fired by a constructor or right after dlopen returns is traced.
+Each change to the loader's list of objects (two at its start, two for
+each dlopen and dlclose) stops the command while sdtattach reads the
+notes of its objects: a dlopen and dlclose of a small library took 1.5
+ms here, against 50 µs untraced. A PROVIDER:NAME probe that
+no object of the command has at its start is then no error, but a
+warning:
+
+	sdtattach: plug:fire: no probe plug:fire in /work/prog; near matches: main:start; attached if the process loads a library that has it
+
+Aggregations, --filter and --backend tracefs do not follow dlopen: a
+PROVIDER:NAME probe must be in the command's objects at its start. The
+processes the command starts (-f) are not followed into dlopen either:
+name their libraries by PATH.
 
 Without -f, only the command's process is traced, not the processes it
 starts: the kernel filters the uprobes by its pid, as with -p.

@@ -29,7 +29,8 @@ with {a,b} alternatives; PATH may be a bare command or library name. TYPES lists
 length is argument N), s8..s64, u8..u64, hex, or _ to drop the argument.
 
 -c 'CMD ARGS' runs CMD (split at blanks, without a shell) stopped before
-its first instruction, attaches, lets it run, traces it as -p does, and
+its first instruction, attaches, lets it run, traces it as -p does (and
+PROVIDER:NAME in the libraries it loads with dlopen), and
 exits with its status (128+N when killed by signal N; 127 or 126 when it
 cannot be run). Its standard output goes to sdtattach's standard error
 (or --cmd-stdout FILE), never to the events; when the trace ends before

@@ -46,7 +46,8 @@
 // the breakpoints, and raises the semaphores, as the loader maps it.
 //
 // Libraries loaded later with dlopen are not among them: a tracer names
-// them by path.
+// them by path, or follows the dynamic loader as attach.Options.Dlopen
+// does.
 //
 // # Descendants
 //
