@@ -32,6 +32,7 @@ const dlopenRoom = bpf.DefaultMaxSites
 // objects it maps then, and lets it run on with SIGCONT.
 type dlopenFollower struct {
 	pid     int
+	pidfd   int // to signal the process, not another that took its pid; -1 without
 	stopper *bpf.Stopper
 	t       *Tracer
 	done    chan struct{} // closed when run returns
@@ -52,7 +53,11 @@ func newDlopenFollower(pid int) (*dlopenFollower, error) {
 	if err != nil {
 		return nil, fmt.Errorf("follow dlopen: %w", err)
 	}
-	return &dlopenFollower{pid: pid, stopper: s, done: make(chan struct{}), tried: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		fd = -1
+	}
+	return &dlopenFollower{pid: pid, pidfd: fd, stopper: s, done: make(chan struct{}), tried: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 
 // interpreter returns the dynamic loader of process pid, as a path
@@ -97,8 +102,17 @@ func (f *dlopenFollower) run() {
 			f.warn(fmt.Errorf("thread %d of process %d not stopped in the dynamic loader: %w; probes of the libraries it loads now may miss their first hits", st.TID, f.pid, st.Err))
 		}
 		f.addLoaded()
-		unix.Kill(f.pid, unix.SIGCONT)
+		f.cont()
 	}
+}
+
+// cont sends the process SIGCONT.
+func (f *dlopenFollower) cont() {
+	if f.pidfd >= 0 {
+		unix.PidfdSendSignal(f.pidfd, unix.SIGCONT, nil, 0)
+		return
+	}
+	unix.Kill(f.pid, unix.SIGCONT)
 }
 
 // stop ends the following, and lets the process run on should a stop
@@ -112,7 +126,10 @@ func (f *dlopenFollower) stop() {
 		if f.t != nil {
 			<-f.done
 		}
-		unix.Kill(f.pid, unix.SIGCONT)
+		f.cont()
+		if f.pidfd >= 0 {
+			unix.Close(f.pidfd)
+		}
 	})
 }
 
