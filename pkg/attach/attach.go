@@ -50,7 +50,9 @@ type Options struct {
 	// of the PROVIDER:NAME specifications in the objects mapped since,
 	// and lets it run on (see the package documentation). The Plan grows
 	// while the Tracer runs: read it once the Tracer is stopped. An
-	// Aggregator does not follow.
+	// Aggregator does not follow: Resolve would leave to it the
+	// specifications that match nothing yet, so leave Dlopen unset for
+	// Plan.Aggregate.
 	Dlopen bool
 	// Types, when not nil, names and types the arguments of the probes
 	// it describes; events of those probes carry named fields.
