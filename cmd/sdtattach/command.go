@@ -61,8 +61,16 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 	opts.PID = cmd.Pid
 	opts.Libraries = cmd.Libraries
 	opts.Attached = cmd.Release
+	// PROVIDER:NAME in the libraries it loads with dlopen too, when
+	// streaming with BPF.
+	opts.Dlopen = c.backend != "tracefs" && c.agg.agg.Mode == 0 && c.filter == nil
+	if lo.Cgroup != nil {
+		// As strace -f: the trace ends with the last process of the
+		// command, not with the command.
+		opts.Done = lo.Cgroup.Emptied()
+	}
 	err = trace(ctx, c, opts, stdout, logger)
-	return endCommand(cmd, err, sigs, logger)
+	return endCommand(cmd, lo.Cgroup, err, sigs, logger)
 }
 
 // removeCgroup removes the cgroup of -f, moving out the processes the
@@ -81,11 +89,15 @@ func removeCgroup(cg *launch.Cgroup, logger *log.Logger) {
 // returns the error of the trace or else its exit status. A command
 // that never ran (attaching failed) is killed. One that still runs (a
 // signal, -n or -d ended the trace) gets SIGTERM, as bpftrace -c sends
-// it, and SIGKILL on a further signal to sdtattach.
-func endCommand(cmd *launch.Command, traceErr error, sigs <-chan os.Signal, logger *log.Logger) error {
+// it, and SIGKILL on a further signal to sdtattach. With the cgroup of
+// -f, every process left in it gets them, and endCommand waits for all.
+func endCommand(cmd *launch.Command, cg *launch.Cgroup, traceErr error, sigs <-chan os.Signal, logger *log.Logger) error {
 	if !cmd.Released() {
 		cmd.Kill()
 		return traceErr
+	}
+	if cg != nil {
+		endCgroup(cg, sigs, logger)
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -119,6 +131,34 @@ func endCommand(cmd *launch.Command, traceErr error, sigs <-chan os.Signal, logg
 		return cli.ExitStatus(status)
 	}
 	return nil
+}
+
+// endCgroup sends SIGTERM to the processes left in the cgroup of -f,
+// when the trace ended before them, and waits until none is left; a
+// further signal to sdtattach kills them all.
+func endCgroup(cg *launch.Cgroup, sigs <-chan os.Signal, logger *log.Logger) {
+	select {
+	case <-cg.Emptied():
+		return
+	default:
+	}
+	// The signal that ended the trace is not a second one.
+	select {
+	case <-sigs:
+	default:
+	}
+	if err := cg.Signal(syscall.SIGTERM); err != nil {
+		logger.Printf("-f: %v", err)
+	}
+	select {
+	case <-cg.Emptied():
+	case <-sigs:
+		logger.Printf("-f: killing the processes of %s", cg.Path)
+		if err := cg.Kill(); err != nil {
+			logger.Printf("-f: %v", err)
+		}
+		<-cg.Emptied()
+	}
 }
 
 // checkCommand checks the flags that go with -c; the error is the

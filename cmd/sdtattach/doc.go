@@ -69,8 +69,8 @@ killed. Flags may come before or after the probes:
 		no expansion. CMD without '/' is looked up in $PATH.
 	-f
 		With -c, trace the processes the command starts too, forked
-		or run, and what they execute, as strace -f follows them (see
-		Commands below).
+		or run, and what they execute, as strace -f follows them, until
+		the last of them has exited (see Commands below).
 	--cmd-stdout FILE
 		Write the standard output of the -c command to FILE, created or
 		truncated, instead of sdtattach's standard error.
@@ -234,7 +234,27 @@ kernel puts the breakpoints in, and raises the semaphores of, each
 library as the loader maps it, so that probes fired in the first
 instructions of main, behind a semaphore or not, are traced. A
 PATH:PROVIDER:NAME probe may name a library the command loads later
-with dlopen; PROVIDER:NAME does not search such libraries.
+with dlopen. PROVIDER:NAME searches such libraries too, when streaming
+with the BPF backend: sdtattach stops the command with SIGSTOP in the
+dynamic loader's _dl_debug_state, which the loader calls for debuggers
+once dlopen has mapped and relocated a library, before its
+constructors run and before dlopen returns (a uprobe there runs a BPF
+program that sends the signal). It attaches to the matching probes of
+the objects mapped since, and lets the command run on with SIGCONT; a
+probe fired by a constructor or right after dlopen returns is traced.
+Each change to the loader's list of objects (two at its start, two for
+each dlopen and dlclose) stops the command while sdtattach reads the
+notes of its objects: a dlopen and dlclose of a small library took 1.5
+ms here, against 50 µs untraced. A PROVIDER:NAME probe that
+no object of the command has at its start is then no error, but a
+warning:
+
+	sdtattach: plug:fire: no probe plug:fire in /work/prog; near matches: main:start; attached if the process loads a library that has it
+
+Aggregations, --filter and --backend tracefs do not follow dlopen: a
+PROVIDER:NAME probe must be in the command's objects at its start. The
+processes the command starts (-f) are not followed into dlopen either:
+name their libraries by PATH.
 
 Without -f, only the command's process is traced, not the processes it
 starts: the kernel filters the uprobes by its pid, as with -p.
@@ -259,15 +279,23 @@ traps into the kernel, about a microsecond, before the program drops
 it. Name the program's own files rather than a busy shared library
 where that matters.
 
-The trace still ends when the command exits, and its status is still
-sdtattach's. Processes it leaves running are not traced any more: they
-are moved to sdtattach's own cgroup, where they would have run without
--f, the cgroup is removed, and sdtattach says how many there were:
+As strace -f does, the trace ends when the last process of the cgroup
+has exited, the command or a descendant that outlived it, not when the
+command exits: sdtattach watches the cgroup's cgroup.events file, which
+says "populated 0" once it is empty. The exit status is still the
+command's. When the trace ends first (a signal, -n, -d), every process
+left in the cgroup gets SIGTERM, the command and its descendants, and
+sdtattach waits until none is left; a further SIGINT, SIGTERM or SIGHUP
+kills them all with SIGKILL (cgroup.kill, Linux 5.14). The cgroup is
+then removed. A process that could not be removed from it in time (one
+forking faster than it is moved) is moved to sdtattach's own cgroup,
+where it would have run without -f, and sdtattach says how many:
 
 	sdtattach: -f: 2 processes of the command still run, untraced; moved out of /sys/fs/cgroup/sdtattach-4242
 
 A sdtattach killed by SIGKILL leaves the cgroup, which rmdir removes
-once its processes have ended. -f needs a writable cgroup2 file system (root, or a delegated cgroup)
+once its processes have ended; the command then gets SIGTERM, and its
+descendants run on. -f needs a writable cgroup2 file system (root, or a delegated cgroup)
 and --backend bpf; a cgroup that cannot be made is an error before the
 command runs.
 
@@ -276,7 +304,8 @@ environment; its standard output is sdtattach's standard error, so that
 standard output carries events only, or the --cmd-stdout FILE (give
 /dev/stdout to mix them).
 
-sdtattach exits when the command exits, after writing every event, with
+sdtattach exits when the command exits (with -f, when the last process
+of its cgroup exits), after writing every event, with
 the command's exit status, or 128+N when signal N killed it, as a shell
 reports it and strace does; an error of sdtattach's own gives 1 or 2 as
 usual. When the trace ends first (SIGINT, SIGTERM or SIGHUP, -n, -d),

@@ -29,12 +29,13 @@ with {a,b} alternatives; PATH may be a bare command or library name. TYPES lists
 length is argument N), s8..s64, u8..u64, hex, or _ to drop the argument.
 
 -c 'CMD ARGS' runs CMD (split at blanks, without a shell) stopped before
-its first instruction, attaches, lets it run, traces it as -p does, and
+its first instruction, attaches, lets it run, traces it as -p does (and
+PROVIDER:NAME in the libraries it loads with dlopen), and
 exits with its status (128+N when killed by signal N; 127 or 126 when it
 cannot be run). Its standard output goes to sdtattach's standard error
 (or --cmd-stdout FILE), never to the events; when the trace ends before
 it does, it gets SIGTERM. With -f, its descendants are traced too, in
-a cgroup of their own, until the command exits.
+a cgroup of their own, until the last of them exits, and get SIGTERM too.
 
 PATH must be a regular file; at most 256 MiB of its notes are read, and
 at most 1048576 probe sites are attached. Malformed notes are
@@ -74,7 +75,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs := cli.FlagSet("sdtattach", usageText, stderr)
 	fs.IntVar(&c.pid, "p", 0, "trace process `PID` only; PROBE may name any object it maps")
 	fs.StringVar(&c.command, "c", "", "run `CMD` (with its arguments, split at blanks) and trace it as -p does; exit with its status")
-	fs.BoolVar(&c.follow, "f", false, "with -c, trace the children of the command too, and what they execute")
+	fs.BoolVar(&c.follow, "f", false, "with -c, trace the children of the command too, and what they execute, until the last exits")
 	fs.StringVar(&c.cmdStdout, "cmd-stdout", "", "write the standard output of the -c command to `FILE` (default: the standard error)")
 	fs.Uint64Var(&c.count, "n", 0, "exit after `N` events")
 	fs.DurationVar(&c.duration, "d", 0, "exit after `DURATION`, such as 10s")

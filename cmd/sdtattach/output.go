@@ -31,6 +31,10 @@ func newOutput(w io.Writer, plan *attach.Plan) *output {
 func (o *output) event(ev *attach.Event) error {
 	ev.Record(&o.rec)
 	o.buf = event.AppendEvent(o.buf[:0], &o.rec)
+	// Probes are added as the -c command loads libraries.
+	for len(o.perProbe) <= ev.Site.ProbeIndex {
+		o.perProbe = append(o.perProbe, 0)
+	}
 	o.perProbe[ev.Site.ProbeIndex]++
 	o.events++
 	_, err := o.bw.Write(o.buf)

@@ -246,6 +246,10 @@ func summary(logger *log.Logger, out *output, plan *attach.Plan) {
 		logger.Printf("%d probe hits made no event (nested more than 4 deep on a CPU, or of an unknown site)", out.skipped)
 	}
 	for i, p := range plan.Probes {
-		logger.Printf("%s:%v: %d events", p.Target.Name, p, out.perProbe[i])
+		var n uint64
+		if i < len(out.perProbe) {
+			n = out.perProbe[i]
+		}
+		logger.Printf("%s:%v: %d events", p.Target.Name, p, n)
 	}
 }

@@ -270,7 +270,7 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 		return nil, err
 	}
 	ag := &Aggregator{prog: prog, plan: p, agg: *a, probes: probes, stopping: make(chan struct{}), closing: make(chan struct{})}
-	stopOnExit(o.PID, ag.closing, ag.Stop)
+	stopOnExit(o, ag.closing, ag.Stop)
 	return ag, nil
 }
 

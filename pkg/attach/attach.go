@@ -38,8 +38,22 @@ type Options struct {
 	// process that maps their files, and the hits of other cgroups
 	// dropped first thing in the BPF program (see bpf.Options.Cgroup).
 	// PID still says what PROVIDER:NAME resolves against and when the
-	// Tracer stops.
+	// Tracer stops, unless Done is given.
 	Cgroup uint64
+	// Done, when not nil, stops the Tracer or Aggregator once it is
+	// closed, instead of the exit of PID: sdtattach -f closes it when
+	// the last process of the command's cgroup has exited.
+	Done <-chan struct{}
+	// Dlopen, with PID, has a Tracer follow the libraries the process
+	// loads with dlopen: it stops the process in the dynamic loader after
+	// each change to the loader's list of objects, attaches to the sites
+	// of the PROVIDER:NAME specifications in the objects mapped since,
+	// and lets it run on (see the package documentation). The Plan grows
+	// while the Tracer runs: read it once the Tracer is stopped. An
+	// Aggregator does not follow: Resolve would leave to it the
+	// specifications that match nothing yet, so leave Dlopen unset for
+	// Plan.Aggregate.
+	Dlopen bool
 	// Types, when not nil, names and types the arguments of the probes
 	// it describes; events of those probes carry named fields.
 	Types *Types
@@ -85,6 +99,7 @@ type Plan struct {
 	Damaged []string
 
 	opts    Options
+	specs   []probespec.Spec
 	filters []*filter.Program // by probe number; nil without Options.Filter
 }
 
@@ -124,7 +139,7 @@ func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan,
 }
 
 func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
-	sel, err := probe.Find(specs, &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: o.Warn})
+	sel, err := find(specs, o)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +148,7 @@ func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
 	}
 	pl := &planner{types: o.Types, warn: o.Warn}
 	atts, sites := pl.plan(sel.Probes)
-	if len(sites) == 0 {
+	if len(sites) == 0 && !(o.Dlopen && len(sel.Probes) == 0) {
 		return nil, ErrNoSites
 	}
 	filters, err := compileFilter(o.Filter, len(sel.Probes), sites)
@@ -150,7 +165,46 @@ func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
 		// room while bpf copies the sites: a third more at the peak.
 		runtime.GC()
 	}
-	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o, filters: filters}, nil
+	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o, specs: specs, filters: filters}, nil
+}
+
+// find selects the probes of specs. With Options.Dlopen, a PROVIDER:NAME
+// specification that matches no probe of the objects the process maps
+// is given to Options.Warn and left to the libraries it will load.
+func find(specs []probespec.Spec, o *Options) (*probe.Selection, error) {
+	po := &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: o.Warn}
+	sel, err := probe.Find(specs, po)
+	if err == nil || !o.Dlopen || o.PID == 0 || !notFound(err) {
+		return sel, err
+	}
+	var now []probespec.Spec
+	for _, s := range specs {
+		if s.Path != "" {
+			now = append(now, s)
+			continue
+		}
+		_, err := probe.Find([]probespec.Spec{s}, po)
+		switch {
+		case notFound(err):
+			if o.Warn != nil {
+				o.Warn(fmt.Errorf("%w; attached if the process loads a library that has it", err))
+			}
+		case err != nil:
+			return nil, err
+		default:
+			now = append(now, s)
+		}
+	}
+	if len(now) == 0 {
+		return &probe.Selection{}, nil
+	}
+	return probe.Find(now, po)
+}
+
+// notFound reports whether err is that of a specification that matched
+// no probe of the objects searched.
+func notFound(err error) bool {
+	return errors.As(err, new(*probe.NotFoundError)) || errors.Is(err, probe.ErrNoProbes)
 }
 
 // Status returns err or, when err is nil but the notes of some files
@@ -167,24 +221,37 @@ func (p *Plan) Status(err error) error {
 // plan. On error nothing stays attached.
 func (p *Plan) Attach() (*Tracer, error) {
 	o := &p.opts
+	maxSites := len(p.Sites)
+	if o.Dlopen && o.PID != 0 {
+		maxSites = min(maxSites+dlopenRoom, bpf.SiteLimit)
+	}
 	prog, err := bpf.Load(&bpf.Options{
 		RingSize:      o.RingSize,
-		MaxSites:      len(p.Sites),
+		MaxSites:      maxSites,
 		StringSize:    o.StringSize,
 		FlushInterval: cmp.Or(o.FlushInterval, DefaultFlushInterval),
 		PID:           o.pidFilter(),
 		Cgroup:        o.Cgroup,
-		NoStrings:     !readsStrings(p.Attachments),
+		NoStrings:     !readsStrings(p.Attachments) && !p.mayReadStrings(),
 		Filters:       p.filters,
 		InProcess:     o.InProcess,
 	})
 	if err != nil {
 		return nil, err
 	}
+	var follow *dlopenFollower
+	if o.Dlopen && o.PID != 0 {
+		// Before the command of Options.Attached runs.
+		// Not following takes nothing away from the sites planned.
+		if follow, err = newDlopenFollower(o.PID); err != nil && o.Warn != nil {
+			o.Warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
+		}
+	}
 	if err := p.attachTo(prog); err != nil {
+		follow.stop()
 		return nil, err
 	}
-	return newTracer(prog, p), nil
+	return newTracer(prog, p, follow), nil
 }
 
 // pidFilter is the pid the kernel filters the uprobes by: none when

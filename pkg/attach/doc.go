@@ -57,6 +57,28 @@
 // Lost is final. A Tracer with Options.PID stops by itself when the
 // process exits. Close releases everything and ends a Read in progress.
 //
+// # Libraries loaded with dlopen
+//
+// A PATH:PROVIDER:NAME specification may name a library the process
+// loads later: its sites are attached by file. With Options.Dlopen, a
+// Tracer finds PROVIDER:NAME in the libraries too: it stops the process
+// in the dynamic loader's _dl_debug_state, the function the loader calls
+// for debuggers after each change to its list of objects (r_debug.r_brk),
+// through a uprobe whose BPF program sends the thread SIGSTOP
+// (bpf.Stopper, Linux 5.5). dlopen calls it once the library is mapped
+// and relocated, before its constructors run and before dlopen returns.
+// While the process is stopped, the specifications are resolved against
+// the objects it maps that were not searched yet, their sites attached
+// and added to the plan (room for bpf.DefaultMaxSites more is kept), and
+// the process gets SIGCONT. Every call stops the process, also the
+// loader's calls at its start and those of dlclose, for about the time
+// it takes to read the notes of its objects. A specification that
+// matches nothing at the start is given to Options.Warn instead of
+// failing Resolve. The process is stopped with SIGSTOP, which its parent
+// may see (waitpid with WUNTRACED), as it sees a stop by job control;
+// sdtattach -c is the parent of its command. With Options.Filter, or
+// aggregating, libraries loaded later are not searched.
+//
 // # Aggregating in the kernel
 //
 // Plan.Aggregate attaches instead the program that counts hits, draws

@@ -9,15 +9,20 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
-// stopOnExit calls stop when process pid exits, unless closing is closed
-// first. It does nothing for pid 0, no process.
-func stopOnExit(pid int, closing <-chan struct{}, stop func()) {
-	if pid == 0 {
+// stopOnExit calls stop when o.Done is closed or, without Done, when
+// process o.PID exits, unless closing is closed first. It does nothing
+// without either.
+func stopOnExit(o *Options, closing <-chan struct{}, stop func()) {
+	end := o.Done
+	if end == nil && o.PID != 0 {
+		end = exitOf(closing, o.PID)
+	}
+	if end == nil {
 		return
 	}
 	go func() {
 		select {
-		case <-exitOf(closing, pid):
+		case <-end:
 			stop()
 		case <-closing:
 		}

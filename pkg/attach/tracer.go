@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
@@ -25,7 +26,10 @@ const drainPoll = 10 * time.Millisecond
 type Tracer struct {
 	prog  *bpf.Program
 	plan  *Plan
-	sites []*Site
+	sites atomic.Pointer[[]*Site] // grows as libraries are loaded (Options.Dlopen)
+	// dlopen, when not nil, follows the libraries the process loads;
+	// Stop ends it before detaching.
+	dlopen *dlopenFollower
 	// noted are, by site number, the arguments whose being unreadable
 	// was given to Options.Warn.
 	noted []bpf.ArgMask
@@ -44,10 +48,14 @@ type Tracer struct {
 	skipped uint64
 }
 
-func newTracer(prog *bpf.Program, p *Plan) *Tracer {
+func newTracer(prog *bpf.Program, p *Plan, follow *dlopenFollower) *Tracer {
 	t := newTracerState(p)
 	t.prog = prog
-	stopOnExit(p.opts.PID, t.closing, t.Stop)
+	if follow != nil {
+		t.dlopen = follow
+		follow.start(t)
+	}
+	stopOnExit(&p.opts, t.closing, t.Stop)
 	return t
 }
 
@@ -57,14 +65,16 @@ func newTracerState(p *Plan) *Tracer {
 	for i, s := range p.Sites {
 		noted[i] = s.Reported
 	}
-	return &Tracer{
+	t := &Tracer{
 		plan:     p,
-		sites:    p.Sites,
 		noted:    noted,
 		stopping: make(chan struct{}),
 		drained:  make(chan struct{}),
 		closing:  make(chan struct{}),
 	}
+	sites := p.Sites
+	t.sites.Store(&sites)
+	return t
 }
 
 // An Event is one probe hit: the event as the BPF program read it, and
@@ -89,10 +99,14 @@ func (t *Tracer) Read(ev *Event) error {
 		}
 		return err
 	}
-	if int(ev.Event.Site) >= len(t.sites) {
+	sites := *t.sites.Load()
+	if int(ev.Event.Site) >= len(sites) {
 		return fmt.Errorf("event of unknown site %d", ev.Event.Site)
 	}
-	ev.Site = t.sites[ev.Event.Site]
+	ev.Site = sites[ev.Event.Site]
+	for len(t.noted) <= int(ev.Event.Site) {
+		t.noted = append(t.noted, sites[len(t.noted)].Reported)
+	}
 	if w := t.plan.opts.Warn; w != nil {
 		t.noteUnread(ev, w)
 	}
@@ -135,6 +149,8 @@ func (t *Tracer) Plan() *Plan { return t.plan }
 // process of Options.PID exits. Calling it again does nothing.
 func (t *Tracer) Stop() {
 	t.stopOnce.Do(func() {
+		// No site is added once detached.
+		t.dlopen.stop()
 		t.detachErr = t.prog.Detach()
 		close(t.stopping)
 		go t.drain()
@@ -208,6 +224,7 @@ func (t *Tracer) Skipped() uint64 {
 // The error is that of detaching or releasing.
 func (t *Tracer) Close() error {
 	t.closeOnce.Do(func() {
+		t.dlopen.stop()
 		close(t.closing)
 		t.finish()
 	})

@@ -7,3 +7,4 @@ package bpf
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type event -type spec -type arg -type filter -type finsn usdt usdt.bpf.c -- -O2 -g -Wall -Werror
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtnum usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_STRINGS=0
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types -type aggprobe agg agg.bpf.c -- -O2 -g -Wall -Werror
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types stop stop.bpf.c -- -O2 -g -Wall -Werror

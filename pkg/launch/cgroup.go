@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -25,6 +26,11 @@ type Cgroup struct {
 
 	parent string // the cgroup of this process, where Remove moves what is left
 	dir    *os.File
+
+	watchOnce  sync.Once
+	empty      chan struct{} // closed by watch once the cgroup is empty
+	removed    chan struct{} // closed by Remove, to end watch
+	removeOnce sync.Once
 }
 
 // NewCgroup makes a cgroup, named by pattern as os.MkdirTemp names a
@@ -62,7 +68,13 @@ func NewCgroup(pattern string) (*Cgroup, error) {
 // process that forks faster than they are moved can keep the cgroup
 // from being removed: the error says so, and the cgroup is left.
 func (c *Cgroup) Remove() (moved int, err error) {
-	c.dir.Close()
+	c.removeOnce.Do(func() {
+		c.watchOnce.Do(func() {})
+		if c.removed != nil {
+			close(c.removed)
+		}
+		c.dir.Close()
+	})
 	for try := 0; ; try++ {
 		err := unix.Rmdir(c.Path)
 		if err == nil || errors.Is(err, unix.ENOENT) {
@@ -170,4 +182,94 @@ func unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// Emptied returns a channel that is closed once no process is left in
+// the cgroup: cgroup.events says "populated 0", which the kernel
+// updates as the last process exits, before its parent reaps it. It
+// watches the file with inotify, which the kernel signals with a modify
+// event, and stops watching when Remove is called.
+func (c *Cgroup) Emptied() <-chan struct{} {
+	c.watchOnce.Do(func() {
+		c.empty = make(chan struct{})
+		c.removed = make(chan struct{})
+		go c.watch()
+	})
+	return c.empty
+}
+
+func (c *Cgroup) watch() {
+	events := filepath.Join(c.Path, "cgroup.events")
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err == nil {
+		defer unix.Close(fd)
+		if _, err := unix.InotifyAddWatch(fd, events, unix.IN_MODIFY); err != nil {
+			unix.Close(fd)
+			fd = -1
+		}
+	}
+	buf := make([]byte, 4096)
+	for {
+		if !c.populated(events) {
+			close(c.empty)
+			return
+		}
+		// Without inotify, or should an event be missed, the file is
+		// read again every poll interval.
+		if fd >= 0 {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if n, _ := unix.Poll(fds, 100); n > 0 {
+				unix.Read(fd, buf)
+			}
+		} else {
+			time.Sleep(100 * time.Millisecond)
+		}
+		select {
+		case <-c.removed:
+			return
+		default:
+		}
+	}
+}
+
+// populated reports whether cgroup.events says processes are left; a
+// file that cannot be read is taken for a cgroup removed, and empty.
+func (c *Cgroup) populated(events string) bool {
+	b, err := os.ReadFile(events)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "populated "); ok {
+			return v != "0"
+		}
+	}
+	return false
+}
+
+// Signal sends sig to every process in the cgroup. A process that
+// forks as its list is read may leave a child without the signal.
+func (c *Cgroup) Signal(sig unix.Signal) error {
+	b, err := os.ReadFile(filepath.Join(c.Path, "cgroup.procs"))
+	if err != nil {
+		return fmt.Errorf("signal cgroup: %w", err)
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			// A process gone meanwhile fails with ESRCH.
+			unix.Kill(pid, sig)
+		}
+	}
+	return nil
+}
+
+// Kill kills every process in the cgroup with SIGKILL, those it forks
+// meanwhile included, through cgroup.kill (Linux 5.14), or else by
+// Signal.
+func (c *Cgroup) Kill() error {
+	err := os.WriteFile(filepath.Join(c.Path, "cgroup.kill"), []byte("1"), 0)
+	if err != nil {
+		return c.Signal(unix.SIGKILL)
+	}
+	return nil
 }

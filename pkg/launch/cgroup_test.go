@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -88,5 +89,40 @@ func TestUnescape(t *testing.T) {
 		if got := unescape(tt.in); got != tt.want {
 			t.Errorf("unescape(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Emptied is closed once the last process of the cgroup, not the
+// command, has exited; Signal reaches the processes the command left.
+func TestCgroupEmptied(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("requires sh")
+	}
+	cg, err := NewCgroup("launch-test-*")
+	if err != nil {
+		t.Skipf("requires a writable cgroup v2 (%v)", err)
+	}
+	defer cg.Remove()
+	c, err := Start([]string{"sh", "-c", "sleep 60 & sleep 0.2"}, &Options{Cgroup: cg})
+	if err != nil {
+		t.Fatalf("Start in a cgroup = %v", err)
+	}
+	empty := cg.Emptied()
+	c.Release()
+	if status, err := c.Wait(); status != 0 || err != nil {
+		t.Fatalf("Wait() = %d, %v", status, err)
+	}
+	select {
+	case <-empty:
+		t.Fatal("Emptied closed while the command's child runs")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := cg.Signal(unix.SIGTERM); err != nil {
+		t.Fatalf("Signal(SIGTERM) = %v", err)
+	}
+	select {
+	case <-empty:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("Emptied not closed 5s after SIGTERM; cgroup.procs = %q", procs(t, cg))
 	}
 }

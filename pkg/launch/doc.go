@@ -46,7 +46,8 @@
 // the breakpoints, and raises the semaphores, as the loader maps it.
 //
 // Libraries loaded later with dlopen are not among them: a tracer names
-// them by path.
+// them by path, or follows the dynamic loader as attach.Options.Dlopen
+// does.
 //
 // # Descendants
 //
@@ -54,6 +55,12 @@
 // starts too, Options.Cgroup starts it in a cgroup v2 made by NewCgroup,
 // a child of this process's own: the kernel puts the command there as it
 // forks, and its descendants are born there. A BPF program keeps the hits
-// whose bpf_get_current_cgroup_id is Cgroup.ID. Cgroup.Remove moves out
+// whose bpf_get_current_cgroup_id is Cgroup.ID. Cgroup.Emptied is closed
+// once the last of them has exited (cgroup.events says "populated 0"),
+// the end of the trace for sdtattach -f, as for strace -f; Cgroup.Signal
+// sends a signal to every process left, and Cgroup.Kill kills them all
+// (cgroup.kill). sdtattach -f, stopped by a signal, -n or -d, sends
+// SIGTERM to every process of the cgroup, as bpftrace -c does to its
+// command, and SIGKILL on a second signal. Cgroup.Remove moves out
 // whatever is left in it and removes it.
 package launch

@@ -42,6 +42,10 @@ type Options struct {
 	Warn func(error)
 }
 
+// ErrNoProbes is matched by the error of a PROVIDER:NAME specification
+// when the process maps no object with probes.
+var ErrNoProbes = errors.New("maps no object with USDT probes")
+
 // A Selection is what Find selected.
 type Selection struct {
 	// Probes are in the order their specifications named them.
@@ -161,7 +165,7 @@ func (p *procTargets) find(s probespec.Spec) ([]*Target, error) {
 			// process's files.
 			return nil, fmt.Errorf("process %d maps no object with USDT probes that could be read; of the %d that could not, the first: %w", p.pid, len(unread), unread[0])
 		case len(out) == 0:
-			return nil, fmt.Errorf("process %d maps no object with USDT probes", p.pid)
+			return nil, fmt.Errorf("process %d %w", p.pid, ErrNoProbes)
 		}
 		return out, nil
 	}

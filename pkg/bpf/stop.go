@@ -1,0 +1,106 @@
+package bpf
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/features"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+)
+
+// A Stopper stops the threads of a process that reach a function, with
+// SIGSTOP sent from a uprobe there (bpf_send_signal_thread, Linux 5.5),
+// and reports each: the thread cannot run another instruction of its
+// own until the process gets SIGCONT, which its reader sends once done
+// with it. sdtattach -c stops its command in the dynamic loader's
+// _dl_debug_state so, after dlopen has mapped a library and before the
+// library runs, to attach to its probes.
+type Stopper struct {
+	objs stopObjects
+	link link.Link
+	rd   *ringbuf.Reader
+}
+
+// A Stop is a thread that reached the function.
+type Stop struct {
+	TID int
+	// Err is why the thread could not be sent SIGSTOP, nil once sent:
+	// it then runs on.
+	Err error
+}
+
+// NewStopper attaches a Stopper to the function symbol of the ELF file
+// path, in process pid only.
+func NewStopper(path, symbol string, pid int) (*Stopper, error) {
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return nil, fmt.Errorf("stopper: %w", err)
+	}
+	// A uprobe_multi link (Linux 6.6) where the kernel has them, as the
+	// probe sites are attached: it needs no perf event, which a container
+	// with CAP_BPF and CAP_PERFMON may not open on another process.
+	multi := features.HaveBPFLinkUprobeMulti() == nil
+	spec, err := loadStop()
+	if err != nil {
+		return nil, fmt.Errorf("stopper: %w", err)
+	}
+	if multi {
+		spec.Programs["stop_thread"].AttachType = ebpf.AttachTraceUprobeMulti
+	}
+	s := &Stopper{}
+	if err := spec.LoadAndAssign(&s.objs, nil); err != nil {
+		return nil, permission(fmt.Errorf("stopper: %w", err))
+	}
+	ex, err := link.OpenExecutable(path)
+	switch {
+	case err == nil && multi:
+		s.link, err = ex.UprobeMulti([]string{symbol}, s.objs.StopThread, &link.UprobeMultiOptions{PID: uint32(pid)})
+	case err == nil:
+		s.link, err = ex.Uprobe(symbol, s.objs.StopThread, &link.UprobeOptions{PID: pid})
+	}
+	if err == nil {
+		s.rd, err = ringbuf.NewReader(s.objs.Stops)
+	}
+	if err != nil {
+		s.Close()
+		return nil, permission(fmt.Errorf("stopper: %s in %s: %w", symbol, path, err))
+	}
+	return s, nil
+}
+
+// Read waits for the next thread to stop. After Close it returns
+// ErrClosed.
+func (s *Stopper) Read() (Stop, error) {
+	rec, err := s.rd.Read()
+	if errors.Is(err, ringbuf.ErrClosed) {
+		return Stop{}, ErrClosed
+	}
+	if err != nil {
+		return Stop{}, err
+	}
+	if len(rec.RawSample) < 8 {
+		return Stop{}, fmt.Errorf("stopper: record of %d bytes", len(rec.RawSample))
+	}
+	st := Stop{TID: int(binary.NativeEndian.Uint32(rec.RawSample))}
+	if e := int32(binary.NativeEndian.Uint32(rec.RawSample[4:])); e != 0 {
+		st.Err = fmt.Errorf("bpf_send_signal_thread: %w", unix.Errno(-e))
+	}
+	return st, nil
+}
+
+// Close detaches the uprobe; a Read in progress returns ErrClosed.
+func (s *Stopper) Close() error {
+	var errs []error
+	if s.link != nil {
+		errs = append(errs, s.link.Close())
+	}
+	if s.rd != nil {
+		errs = append(errs, s.rd.Close())
+	}
+	errs = append(errs, s.objs.Close())
+	return errors.Join(errs...)
+}
