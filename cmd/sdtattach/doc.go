@@ -205,10 +205,12 @@ privilege no backend is tried but BPF: tracefs needs it too. --backend
 bpf and --backend tracefs force one.
 
 --backend tracefs traces without BPF, through the kernel's uprobe_events
-(package tracefs): each site is defined as a uprobe event in a group of
-sdtattach's own, sdtkit_PID, and enabled by perf events, which end with
-the process, so that after any exit, SIGKILL included, the sites are
-their original instructions again and the semaphores lowered. The
+(package tracefs): each site is defined as a uprobe probe in a group of
+sdtattach's own, sdtkit_PID, the sites whose fields are laid out alike
+sharing one event, and enabled by perf events, which end with the
+process; a keeper process opens them and holds them too, so that after
+any exit, SIGKILL included, the sites are their original instructions
+again and the semaphores lowered. The
 definitions left by a SIGKILL are removed by the next run. Events are
 the same as with BPF, with these differences: an argument with no fetch
 argument form (memory indexed by a register, a floating-point value, a
