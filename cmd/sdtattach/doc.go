@@ -99,7 +99,8 @@ killed. Flags may come before or after the probes:
 		4194304, 4 MiB: about 30 ms of a probe firing 2 million times
 		a second, for when sdtattach is kept off the CPU). A probe
 		that fires faster than sdtattach writes fills it; events that
-		find it full are lost and counted.
+		find it full are lost and counted. With --backend tracefs each
+		CPU has a ring buffer of BYTES.
 	--filter EXPR
 		Keep only the hits for which EXPR holds, tested in the kernel
 		before anything else, streaming or counting (see Filters below),

@@ -29,9 +29,10 @@ type TraceOptions struct {
 	// StringSize is the most bytes kept of a string argument
 	// (bpf.DefaultStringSize if 0).
 	StringSize int
-	// RingSize is the size of the ring buffers in bytes, all CPUs
-	// together (bpf.DefaultRingSize if 0): each CPU has its share,
-	// rounded down to a power of two of pages.
+	// RingSize is the size in bytes of the ring buffer of each CPU
+	// (bpf.DefaultRingSize if 0), rounded down to a power of two of
+	// pages. Each CPU has a ring of that size, not a share of it: the
+	// events of a busy probe fill the ring of the CPU it fires on.
 	RingSize int
 	// FlushInterval bounds how long an event waits in a ring buffer
 	// before Read returns it (attach.DefaultFlushInterval if 0).
@@ -238,10 +239,12 @@ func (t *Tracer) enable(o *TraceOptions) error {
 	}
 	page := os.Getpagesize()
 	size := page
-	for total := cmp.Or(o.RingSize, bpf.DefaultRingSize); size*2*len(ncpu) <= total; {
+	for want := cmp.Or(o.RingSize, bpf.DefaultRingSize); size*2 <= want; {
 		size *= 2
 	}
-	watermark := uint32(size / 2)
+	// Woken at a quarter full, as the BPF backend is: the reader, when
+	// it gets the CPU late, still has three quarters of the ring ahead.
+	watermark := uint32(size / 4)
 	targets := []int{-1}
 	inherit := false
 	if t.pid != 0 {
