@@ -503,8 +503,9 @@ the maps of processes, it exits with status 1 without attaching (with -c,
 after killing the command, which never ran).
 
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
-and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); -p needs the
-right to read the process's maps. A kernel that lacks a feature gives an
+and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); --backend
+tracefs needs no BPF but Linux 5.7 (events of several probes, immediate
+fetch arguments); -p needs the right to read the process's maps. A kernel that lacks a feature gives an
 error that names it and the Linux version that added it. A probe that
 matches nothing is an error that lists the probes closest to it. Errors
 exit with status 1, usage errors with status 2.
