@@ -99,7 +99,8 @@ killed. Flags may come before or after the probes:
 		4194304, 4 MiB: about 30 ms of a probe firing 2 million times
 		a second, for when sdtattach is kept off the CPU). A probe
 		that fires faster than sdtattach writes fills it; events that
-		find it full are lost and counted.
+		find it full are lost and counted. With --backend tracefs each
+		CPU has a ring buffer of BYTES.
 	--filter EXPR
 		Keep only the hits for which EXPR holds, tested in the kernel
 		before anything else, streaming or counting (see Filters below),
@@ -205,10 +206,12 @@ privilege no backend is tried but BPF: tracefs needs it too. --backend
 bpf and --backend tracefs force one.
 
 --backend tracefs traces without BPF, through the kernel's uprobe_events
-(package tracefs): each site is defined as a uprobe event in a group of
-sdtattach's own, sdtkit_PID, and enabled by perf events, which end with
-the process, so that after any exit, SIGKILL included, the sites are
-their original instructions again and the semaphores lowered. The
+(package tracefs): each site is defined as a uprobe probe in a group of
+sdtattach's own, sdtkit_PID, the sites whose fields are laid out alike
+sharing one event, and enabled by perf events, which end with the
+process; a keeper process opens them and holds them too, so that after
+any exit, SIGKILL included, the sites are their original instructions
+again and the semaphores lowered. The
 definitions left by a SIGKILL are removed by the next run. Events are
 the same as with BPF, with these differences: an argument with no fetch
 argument form (memory indexed by a register, a floating-point value, a
@@ -529,8 +532,9 @@ the maps of processes, it exits with status 1 without attaching (with -c,
 after killing the command, which never ran).
 
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
-and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); -p needs the
-right to read the process's maps. A kernel that lacks a feature gives an
+and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); --backend
+tracefs needs no BPF but Linux 5.7 (events of several probes, immediate
+fetch arguments); -p needs the right to read the process's maps. A kernel that lacks a feature gives an
 error that names it and the Linux version that added it. A probe that
 matches nothing is an error that lists the probes closest to it. Errors
 exit with status 1, usage errors with status 2.

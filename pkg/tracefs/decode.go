@@ -41,19 +41,26 @@ func (t *Tracer) decode(rec []byte, ev *attach.Event) bool {
 	if n := int(le.Uint32(rec[rawAt-4:])); n <= len(raw) {
 		raw = raw[:n]
 	}
-	sf := t.sites[uint32(le.Uint16(raw))]
-	if sf == nil {
+	id := uint32(le.Uint16(raw))
+	ef := t.types[id]
+	if ef == nil || ef.site.Offset+4 > len(raw) {
 		t.skipped.Add(1)
 		return false
 	}
+	num := le.Uint32(raw[ef.site.Offset:])
+	if num >= uint32(len(t.sites)) || t.sites[num] == nil || t.sites[num].id != id {
+		t.skipped.Add(1)
+		return false
+	}
+	sf := t.sites[num]
 	ev.Site = sf.site
 	ev.Event.Site = uint32(sf.num)
 	ev.Event.Probe = uint32(sf.site.ProbeIndex)
 	ev.PID, ev.TID = pid, tid
 	ev.Time = time.Unix(0, t.epoch+int64(le.Uint64(rec[16:])))
 	ev.CPU = le.Uint32(rec[24:])
-	if sf.comm != nil {
-		if c, ok := dynamic(raw, sf.comm); ok {
+	if ef.comm != nil {
+		if c, ok := dynamic(raw, ef.comm); ok {
 			c = cstring(c)
 			if ev.Comm != string(c) {
 				ev.Comm = string(c)

@@ -36,6 +36,16 @@ type Definition struct {
 type FetchArg struct {
 	Index int    // of the probe argument, from 0; named argN
 	Fetch string // such as "%di:s64"
+	// Name, when not "", names the field instead of argN.
+	Name string
+}
+
+// name returns the name of the field the argument is fetched as.
+func (a *FetchArg) name() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return "arg" + strconv.Itoa(a.Index)
 }
 
 // A LeftOut is an argument of the probe that a Definition cannot fetch.
@@ -73,10 +83,36 @@ func (d *Definition) String() string {
 		b = append(b, " comm=$comm"...)
 	}
 	for _, a := range d.Args {
-		b = append(b, " arg"...)
-		b = strconv.AppendInt(b, int64(a.Index), 10)
+		b = append(b, ' ')
+		if a.Name != "" {
+			b = append(b, a.Name...)
+		} else {
+			b = append(b, "arg"...)
+			b = strconv.AppendInt(b, int64(a.Index), 10)
+		}
 		b = append(b, '=')
 		b = append(b, a.Fetch...)
+	}
+	return string(b)
+}
+
+// Layout returns what the kernel compares of two definitions of one
+// event: the name and type of each field, in order. Definitions with the
+// same layout can share an event: each written with the event's name
+// appends a probe to it (kernels 5.7 and later), whose records are laid
+// out alike.
+func (d *Definition) Layout() string {
+	b := make([]byte, 0, 64)
+	if d.Comm {
+		b = append(b, "comm=$comm"...)
+	}
+	for _, a := range d.Args {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, a.name()...)
+		b = append(b, '=')
+		b = append(b, a.Fetch[strings.LastIndexByte(a.Fetch, ':')+1:]...)
 	}
 	return string(b)
 }

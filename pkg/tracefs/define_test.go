@@ -124,3 +124,26 @@ func TestNames(t *testing.T) {
 		t.Errorf("Group = %q", got)
 	}
 }
+
+func TestLayout(t *testing.T) {
+	site := FetchArg{Name: "site", Fetch: `\7:u32`}
+	for _, tt := range []struct {
+		name string
+		d    Definition
+		want string
+	}{
+		{"registers and memory alike", Definition{Comm: true, Args: []FetchArg{site, {Index: 0, Fetch: "%di:s32"}, {Index: 1, Fetch: "+8(%sp):u64"}}},
+			"comm=$comm site=u32 arg0=s32 arg1=u64"},
+		{"strings and bitfields", Definition{Args: []FetchArg{{Index: 0, Fetch: "+0(%si):string"}, {Index: 2, Fetch: "%ax:b8@8/64"}}},
+			"arg0=string arg2=b8@8/64"},
+		{"none", Definition{}, ""},
+	} {
+		if got := tt.d.Layout(); got != tt.want {
+			t.Errorf("%s: Layout() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	d := &Definition{Group: "g", Event: "e", Path: "/bin/x", Offset: 0x10, Args: []FetchArg{site, {Index: 1, Fetch: "%di:s32"}}}
+	if got, want := d.String(), `p:g/e /bin/x:0x10 site=\7:u32 arg1=%di:s32`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,9 +29,10 @@ type TraceOptions struct {
 	// StringSize is the most bytes kept of a string argument
 	// (bpf.DefaultStringSize if 0).
 	StringSize int
-	// RingSize is the size of the ring buffers in bytes, all CPUs
-	// together (bpf.DefaultRingSize if 0): each CPU has its share,
-	// rounded down to a power of two of pages.
+	// RingSize is the size in bytes of the ring buffer of each CPU
+	// (bpf.DefaultRingSize if 0), rounded down to a power of two of
+	// pages. Each CPU has a ring of that size, not a share of it: the
+	// events of a busy probe fill the ring of the CPU it fires on.
 	RingSize int
 	// FlushInterval bounds how long an event waits in a ring buffer
 	// before Read returns it (attach.DefaultFlushInterval if 0).
@@ -60,19 +62,22 @@ type Tracer struct {
 	dir    string
 	events []string // GROUP/EVENT defined
 	plan   *attach.Plan
-	sites  map[uint32]*siteFormat // by event id
+	ids    []uint32                // of the events, as events
+	types  map[uint32]*eventFormat // by event id
+	sites  []*siteFormat           // by site number; nil for one left out
 	pid    int
 	strlen int
 	flush  int   // ms
 	epoch  int64 // Unix time in ns when CLOCK_MONOTONIC read 0
 
-	fds   []int // every perf event
-	rings []*ring
-	epfd  int
-	wake  int // eventfd that ends an epoll wait
-	pidfd int // of the -p process, -1 without
-	evbuf []unix.EpollEvent
-	cur   int // ring being read
+	fds    []int // every perf event
+	keeper *keeper
+	rings  []*ring
+	epfd   int
+	wake   int // eventfd that ends an epoll wait
+	pidfd  int // of the -p process, -1 without
+	evbuf  []unix.EpollEvent
+	cur    int // ring being read
 
 	lost     atomic.Uint64
 	skipped  atomic.Uint64
@@ -85,22 +90,33 @@ type Tracer struct {
 	closeMu  sync.Mutex
 }
 
-// A siteFormat is how the records of one site's event are decoded.
+// An eventFormat is where the fields common to the probes of an event
+// are in its records.
+type eventFormat struct {
+	name string // GROUP/EVENT
+	site *Field // the site number, which each probe fetches as an immediate
+	comm *Field
+}
+
+// A siteFormat is how the records of one site are decoded.
 type siteFormat struct {
-	num  int // site number in the plan
+	num  int    // site number in the plan
+	id   uint32 // of its event
 	site *attach.Site
 	args []*Field // by argument; nil for one left out
-	comm *Field
 }
 
 // ErrClosed is returned by Read after Close.
 var ErrClosed = errors.New("tracer closed")
 
-// Open defines an event for every site of plan (see Define) in the group
+// Open defines a probe for every site of plan (see Define) in the group
 // of this process, after removing the groups of gone processes
-// (RemoveStale), and enables them through perf events, one per site and
-// CPU, and with o.PID, per thread of the process. On error nothing stays
-// defined or enabled.
+// (RemoveStale), and enables them through perf events. The sites share
+// one event per layout of their fields (Definition.Layout), whatever
+// their probes; each probe fetches its site number as an immediate,
+// which tells the records of the event apart. There is one
+// perf event per event and CPU, and with o.PID, per thread of the
+// process. On error nothing stays defined or enabled.
 func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	if o == nil {
 		o = &TraceOptions{}
@@ -120,7 +136,8 @@ func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	t := &Tracer{
 		dir:     dir,
 		plan:    plan,
-		sites:   make(map[uint32]*siteFormat),
+		types:   make(map[uint32]*eventFormat),
+		sites:   make([]*siteFormat, len(plan.Sites)),
 		pid:     o.PID,
 		strlen:  cmp.Or(o.StringSize, bpf.DefaultStringSize),
 		flush:   int(cmp.Or(o.FlushInterval, attach.DefaultFlushInterval) / time.Millisecond),
@@ -156,18 +173,33 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 	}
 	// Recorded before they are added: those added before an error are
 	// removed.
+	formats := make(map[string]*Format) // by GROUP/EVENT
 	for _, d := range defs {
-		t.events = append(t.events, d.Group+"/"+d.Event)
+		ev := d.Group + "/" + d.Event
+		if _, ok := formats[ev]; !ok {
+			formats[ev] = nil
+			t.events = append(t.events, ev)
+		}
 	}
 	if err := Add(t.dir, defs); err != nil {
 		return err
 	}
 	for i, d := range defs {
-		f, err := ReadFormat(t.dir, d.Group, d.Event)
-		if err != nil {
-			return err
+		ev := d.Group + "/" + d.Event
+		f := formats[ev]
+		if f == nil {
+			if f, err = ReadFormat(t.dir, d.Group, d.Event); err != nil {
+				return err
+			}
+			formats[ev] = f
+			ef := &eventFormat{name: ev, site: f.Field(siteField), comm: f.Field("comm")}
+			if ef.site == nil || ef.site.Size != 4 || ef.site.Dynamic {
+				return fmt.Errorf("%s format: no 32-bit field %s", ev, siteField)
+			}
+			t.types[f.ID] = ef
+			t.ids = append(t.ids, f.ID)
 		}
-		sf := &siteFormat{num: nums[i], site: plan.Sites[nums[i]], comm: f.Field("comm")}
+		sf := &siteFormat{num: nums[i], id: f.ID, site: plan.Sites[nums[i]]}
 		sf.args = make([]*Field, len(sf.site.Args))
 		for j := range sf.args {
 			// Those the plan reported as unreadable show as null, as
@@ -176,7 +208,7 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 				sf.args[j] = f.Field("arg" + strconv.Itoa(j))
 			}
 		}
-		t.sites[f.ID] = sf
+		t.sites[sf.num] = sf
 	}
 	if t.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return fmt.Errorf("epoll: %w", err)
@@ -198,7 +230,7 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 	return t.enable(o)
 }
 
-// enable opens the perf events of every site, one per CPU (and per
+// enable opens the perf events of every event, one per CPU (and per
 // thread of the -p process), their records sent to a ring per CPU.
 func (t *Tracer) enable(o *TraceOptions) error {
 	ncpu, err := onlineCPUs()
@@ -207,10 +239,12 @@ func (t *Tracer) enable(o *TraceOptions) error {
 	}
 	page := os.Getpagesize()
 	size := page
-	for total := cmp.Or(o.RingSize, bpf.DefaultRingSize); size*2*len(ncpu) <= total; {
+	for want := cmp.Or(o.RingSize, bpf.DefaultRingSize); size*2 <= want; {
 		size *= 2
 	}
-	watermark := uint32(size / 2)
+	// Woken at a quarter full, as the BPF backend is: the reader, when
+	// it gets the CPU late, still has three quarters of the ring ahead.
+	watermark := uint32(size / 4)
 	targets := []int{-1}
 	inherit := false
 	if t.pid != 0 {
@@ -219,11 +253,14 @@ func (t *Tracer) enable(o *TraceOptions) error {
 		}
 		inherit = true
 	}
+	if t.keeper, err = startKeeper(); err != nil {
+		return err
+	}
 	t.rings = make([]*ring, len(ncpu))
-	for id := range t.sites {
+	for _, id := range t.ids {
 		for _, tid := range targets {
 			for i, cpu := range ncpu {
-				fd, err := openEvent(id, tid, cpu, inherit, watermark)
+				fd, err := t.keeper.open(id, tid, cpu, inherit, watermark)
 				if errors.Is(err, unix.ESRCH) && tid != -1 {
 					continue // a thread that exited
 				}
@@ -250,8 +287,8 @@ func (t *Tracer) enable(o *TraceOptions) error {
 }
 
 func (t *Tracer) eventName(id uint32) string {
-	if sf := t.sites[id]; sf != nil {
-		return sf.site.Probe.Target.Name + ":" + sf.site.Probe.String()
+	if ef := t.types[id]; ef != nil {
+		return ef.name
 	}
 	return strconv.Itoa(int(id))
 }
@@ -264,13 +301,21 @@ func (t *Tracer) poll(fd int) error {
 	return nil
 }
 
-// definitions defines the sites of plan, in group, each named after its
-// provider and probe (Namer), and returns them with their site numbers.
-// The notes are read again: the plan keeps no operands.
+// siteField is the field of every event that holds the site number.
+const siteField = "site"
+
+// definitions defines the sites of plan, in group, and returns them with
+// their site numbers. The sites whose definitions have the same Layout
+// share an event, named after the provider and probe of the first
+// (Namer), whatever their probes: each fetches its site number as
+// siteField. Fewer events end faster: the kernel waits for an RCU grace
+// period when the last perf event of an event is closed. The notes are read
+// again: the plan keeps no operands.
 func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definition, []int, error) {
 	var defs []*Definition
 	var nums []int
 	var namer Namer
+	names := make(map[string]string)  // event by layout
 	reported := make(map[string]bool) // "probe argN", reported once
 	n := 0
 	for _, a := range plan.Attachments {
@@ -303,7 +348,7 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 				warn(o, fmt.Errorf("%s: %v: site at offset %#x no longer in the file; left out", tg.Name, p, bs.Offset))
 				continue
 			}
-			d, err := Define(note, f.Machine, path, group, namer.Name(group, p.Provider+"_"+p.Name), &Options{
+			d, err := Define(note, f.Machine, path, group, "", &Options{
 				Symbols: syms,
 				Type:    f.Type,
 				Comm:    true,
@@ -327,6 +372,12 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 				} else {
 					warn(o, fmt.Errorf("%s: %v: arg%d %q: %w; shown as null", tg.Name, p, lo.Index, lo.Raw, lo.Err))
 				}
+			}
+			d.Args = slices.Insert(d.Args, 0, FetchArg{Name: siteField, Fetch: `\` + strconv.Itoa(num) + ":u32"})
+			k := d.Layout()
+			if d.Event = names[k]; d.Event == "" {
+				d.Event = namer.Name(group, p.Provider+"_"+p.Name)
+				names[k] = d.Event
 			}
 			defs = append(defs, d)
 			nums = append(nums, num)
@@ -388,7 +439,9 @@ func (t *Tracer) Close() error {
 		return t.closeErr
 	}
 	var errs []error
-	t.release()
+	if err := t.release(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, fd := range []int{t.epfd, t.wake, t.pidfd} {
 		if fd >= 0 {
 			unix.Close(fd)
@@ -404,9 +457,10 @@ func (t *Tracer) Close() error {
 	return t.closeErr
 }
 
-// release unmaps the rings and closes the perf events: the uprobes are
-// unregistered.
-func (t *Tracer) release() {
+// release unmaps the rings and closes the perf events, then ends the
+// keeper, which holds them too: the uprobes are unregistered when it
+// returns.
+func (t *Tracer) release() error {
 	for _, r := range t.rings {
 		if r != nil {
 			r.close()
@@ -417,6 +471,11 @@ func (t *Tracer) release() {
 		unix.Close(fd)
 	}
 	t.fds = nil
+	if k := t.keeper; k != nil {
+		t.keeper = nil
+		return k.close()
+	}
+	return nil
 }
 
 // Read waits for the next event and stores it in ev, reusing its
