@@ -43,11 +43,14 @@ func (t *Tracer) decode(rec []byte, ev *attach.Event) bool {
 	}
 	id := uint32(le.Uint16(raw))
 	ef := t.types[id]
-	if ef == nil || ef.site.Offset+4 > len(raw) {
+	if ef == nil || ef.site != nil && ef.site.Offset+4 > len(raw) {
 		t.skipped.Add(1)
 		return false
 	}
-	num := le.Uint32(raw[ef.site.Offset:])
+	num := uint32(ef.only)
+	if ef.site != nil {
+		num = le.Uint32(raw[ef.site.Offset:])
+	}
 	if num >= uint32(len(t.sites)) || t.sites[num] == nil || t.sites[num].id != id {
 		t.skipped.Add(1)
 		return false

@@ -45,7 +45,17 @@ type TraceOptions struct {
 	// sites that cannot be probe events, groups of gone processes
 	// removed.
 	Warn func(error)
+	// PerSite defines an event of its own for every site, as kernels
+	// before Linux 5.7 need: they have neither the immediates nor the
+	// events of several probes that sharing an event takes. Open sets it
+	// on such a kernel. There is then a perf event per site and CPU,
+	// and ending takes longer, the kernel waiting for an RCU grace period
+	// as the last perf event of each event is closed.
+	PerSite bool
 }
+
+// sharedSince is the Linux version from which sites share events.
+var sharedSince = [2]int{5, 7}
 
 // A Tracer streams the events of the probe sites of a plan, defined in
 // uprobe_events in a group of the tracing process's own (OwnerGroup)
@@ -95,6 +105,7 @@ type Tracer struct {
 type eventFormat struct {
 	name string // GROUP/EVENT
 	site *Field // the site number, which each probe fetches as an immediate
+	only int    // the site of an event of one site (TraceOptions.PerSite), whose site is nil
 	comm *Field
 }
 
@@ -114,12 +125,18 @@ var ErrClosed = errors.New("tracer closed")
 // (RemoveStale), and enables them through perf events. The sites share
 // one event per layout of their fields (Definition.Layout), whatever
 // their probes; each probe fetches its site number as an immediate,
-// which tells the records of the event apart. There is one
-// perf event per event and CPU, and with o.PID, per thread of the
-// process. On error nothing stays defined or enabled.
+// which tells the records of the event apart. With o.PerSite, set on
+// kernels before 5.7, every site has an event of its own instead. There
+// is one perf event per event and CPU, and with o.PID, per thread of
+// the process. On error nothing stays defined or enabled.
 func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	if o == nil {
 		o = &TraceOptions{}
+	}
+	if !o.PerSite && kernelBefore(sharedSince) {
+		po := *o
+		po.PerSite = true
+		o = &po
 	}
 	dir, err := Mount()
 	if err != nil {
@@ -192,9 +209,12 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 				return err
 			}
 			formats[ev] = f
-			ef := &eventFormat{name: ev, site: f.Field(siteField), comm: f.Field("comm")}
-			if ef.site == nil || ef.site.Size != 4 || ef.site.Dynamic {
-				return fmt.Errorf("%s format: no 32-bit field %s", ev, siteField)
+			ef := &eventFormat{name: ev, comm: f.Field("comm"), only: nums[i]}
+			if !o.PerSite {
+				ef.site = f.Field(siteField)
+				if ef.site == nil || ef.site.Size != 4 || ef.site.Dynamic {
+					return fmt.Errorf("%s format: no 32-bit field %s", ev, siteField)
+				}
 			}
 			t.types[f.ID] = ef
 			t.ids = append(t.ids, f.ID)
@@ -304,13 +324,28 @@ func (t *Tracer) poll(fd int) error {
 // siteField is the field of every event that holds the site number.
 const siteField = "site"
 
+// kernelBefore reports whether the running kernel's version is before v
+// (major, minor); false when it cannot be told.
+func kernelBefore(v [2]int) bool {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	var major, minor int
+	if n, _ := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor); n != 2 {
+		return false
+	}
+	return major < v[0] || major == v[0] && minor < v[1]
+}
+
 // definitions defines the sites of plan, in group, and returns them with
 // their site numbers. The sites whose definitions have the same Layout
 // share an event, named after the provider and probe of the first
 // (Namer), whatever their probes: each fetches its site number as
-// siteField. Fewer events end faster: the kernel waits for an RCU grace
-// period when the last perf event of an event is closed. The notes are read
-// again: the plan keeps no operands.
+// siteField; with o.PerSite every site is an event of its own. Fewer
+// events end faster: the kernel waits for an RCU grace period when the
+// last perf event of an event is closed. The notes are read again: the
+// plan keeps no operands.
 func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definition, []int, error) {
 	var defs []*Definition
 	var nums []int
@@ -373,11 +408,15 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 					warn(o, fmt.Errorf("%s: %v: arg%d %q: %w; shown as null", tg.Name, p, lo.Index, lo.Raw, lo.Err))
 				}
 			}
-			d.Args = slices.Insert(d.Args, 0, FetchArg{Name: siteField, Fetch: `\` + strconv.Itoa(num) + ":u32"})
-			k := d.Layout()
-			if d.Event = names[k]; d.Event == "" {
+			if o.PerSite {
 				d.Event = namer.Name(group, p.Provider+"_"+p.Name)
-				names[k] = d.Event
+			} else {
+				d.Args = slices.Insert(d.Args, 0, FetchArg{Name: siteField, Fetch: `\` + strconv.Itoa(num) + ":u32"})
+				k := d.Layout()
+				if d.Event = names[k]; d.Event == "" {
+					d.Event = namer.Name(group, p.Provider+"_"+p.Name)
+					names[k] = d.Event
+				}
 			}
 			defs = append(defs, d)
 			nums = append(nums, num)

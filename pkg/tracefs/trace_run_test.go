@@ -1,0 +1,70 @@
+package tracefs
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/internal/testdemo"
+	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// demo is a private copy of the demo fixture (see package testdemo).
+var demo string
+
+func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
+
+// Sites that share events, and sites with events of their own, as on
+// kernels before 5.7, give the same events: the demo's ticks, 1 to 3,
+// and their negatives, which it fires while its semaphore is raised.
+func TestTraceEvents(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("requires root (to define uprobe events)")
+	}
+	want := []int64{-3, -2, -1, 1, 2, 3}
+	for _, perSite := range []bool{false, true} {
+		spec, err := probespec.Parse(demo + ":demo:tick")
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := attach.Resolve(context.Background(), []probespec.Spec{spec}, &attach.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Open(plan, &TraceOptions{PerSite: perSite, FlushInterval: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("Open(PerSite %v): %v", perSite, err)
+		}
+		if out, err := exec.Command(demo, "3").CombinedOutput(); err != nil {
+			t.Fatalf("demo: %v: %s", err, out)
+		}
+		var got []int64
+		var ev attach.Event
+		stop := time.AfterFunc(10*time.Second, tr.Stop) // Read then ends with io.EOF
+		for len(got) < len(want) {
+			if err := tr.Read(&ev); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("Read(PerSite %v): %v", perSite, err)
+			}
+			if len(ev.Args) != 1 {
+				t.Fatalf("PerSite %v: event with %d arguments", perSite, len(ev.Args))
+			}
+			got = append(got, int64(ev.Args[0].Bits))
+		}
+		stop.Stop()
+		tr.Stop()
+		if err := tr.Close(); err != nil {
+			t.Errorf("Close(PerSite %v): %v", perSite, err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("PerSite %v: tick values %v, want %v", perSite, got, want)
+		}
+	}
+}
