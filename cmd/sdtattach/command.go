@@ -61,9 +61,9 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 	opts.PID = cmd.Pid
 	opts.Libraries = cmd.Libraries
 	opts.Attached = cmd.Release
-	// PROVIDER:NAME in the libraries it loads with dlopen too, when
-	// streaming with BPF.
-	opts.Dlopen = c.backend != "tracefs" && c.agg.agg.Mode == 0 && c.filter == nil
+	// PROVIDER:NAME in the libraries it loads with dlopen too, and with
+	// -f in the objects of its descendants, with BPF.
+	opts.Dlopen = c.backend != "tracefs"
 	if lo.Cgroup != nil {
 		// As strace -f: the trace ends with the last process of the
 		// command, not with the command.

@@ -237,8 +237,9 @@ kernel puts the breakpoints in, and raises the semaphores of, each
 library as the loader maps it, so that probes fired in the first
 instructions of main, behind a semaphore or not, are traced. A
 PATH:PROVIDER:NAME probe may name a library the command loads later
-with dlopen. PROVIDER:NAME searches such libraries too, when streaming
-with the BPF backend: sdtattach stops the command with SIGSTOP in the
+with dlopen. PROVIDER:NAME searches such libraries too, with the BPF
+backend, streaming, aggregating or filtering: sdtattach stops the
+command with SIGSTOP in the
 dynamic loader's _dl_debug_state, which the loader calls for debuggers
 once dlopen has mapped and relocated a library, before its
 constructors run and before dlopen returns (a uprobe there runs a BPF
@@ -247,17 +248,27 @@ the objects mapped since, and lets the command run on with SIGCONT; a
 probe fired by a constructor or right after dlopen returns is traced.
 Each change to the loader's list of objects (two at its start, two for
 each dlopen and dlclose) stops the command while sdtattach reads the
-notes of its objects: a dlopen and dlclose of a small library took 1.5
-ms here, against 50 µs untraced. A PROVIDER:NAME probe that
+notes of the objects new to it: a dlopen and dlclose of a small library
+took 1.5 ms here, against 50 µs untraced. A PROVIDER:NAME probe that
 no object of the command has at its start is then no error, but a
 warning:
 
 	sdtattach: plug:fire: no probe plug:fire in /work/prog; near matches: main:start; attached if the process loads a library that has it
 
-Aggregations, --filter and --backend tracefs do not follow dlopen: a
-PROVIDER:NAME probe must be in the command's objects at its start. The
-processes the command starts (-f) are not followed into dlopen either:
-name their libraries by PATH.
+A probe of such a library gets --filter compiled for it, and its keys
+and value (--by, --hist ARG...) checked, when the library is loaded: a
+probe that lacks an argument or field they name is not attached, with a
+warning:
+
+	sdtattach: /usr/lib/libplug.so: plug:fire: loaded by process 4242, not attached: arg2: the probe has 1 arguments (arg0 to arg0)
+
+A --by key that a PROVIDER:NAME probe types str (plug:name(str)), or
+that --types declares a string, has room for a string from the start.
+
+--backend tracefs does not follow dlopen, for stopping a thread in the
+dynamic loader takes a BPF program: with it, a PROVIDER:NAME probe must
+be in the command's objects at its start (sdtattach says so); name the
+libraries it loads later by PATH:PROVIDER:NAME.
 
 Without -f, only the command's process is traced, not the processes it
 starts: the kernel filters the uprobes by its pid, as with -p.
@@ -271,8 +282,16 @@ without the pid filter, and the BPF program drops, first thing, every
 hit of a thread outside that cgroup (bpf_get_current_cgroup_id). A
 child that executes another program is traced in it when a probe names
 it by PATH:PROVIDER:NAME, or when it is the program or a library of the
-command; PROVIDER:NAME searches the command's objects only. A
-descendant that moves itself to another cgroup is no longer traced.
+command. PROVIDER:NAME searches, with the BPF backend, the objects of
+every process of the command: each descendant that runs a dynamically
+linked program is stopped, as the command is for dlopen, when the
+dynamic loader has mapped the program and its libraries, before main,
+and again for each library it loads later, so that the probes of what
+it runs are attached before they can fire. (The uprobe that stops them
+is on the dynamic loader: it fires in every process that loads or
+unloads a library while sdtattach runs, for about a microsecond, and
+stops only those of the command.) A descendant that moves itself to
+another cgroup is no longer traced.
 
 That costs the other processes on the system: without the pid filter,
 the kernel puts the breakpoints in every process that maps the files

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -14,6 +15,7 @@ import (
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/tracefs"
 )
 
@@ -91,6 +93,10 @@ func (c *config) fallBack(err error, logger *log.Logger) (bool, error) {
 // traceTracefs streams the events of plan with the tracefs backend:
 // uprobe_events definitions enabled by perf events (package tracefs).
 func traceTracefs(ctx context.Context, c *config, opts *attach.Options, plan *attach.Plan, stdout io.Writer, logger *log.Logger) error {
+	if c.command != "" && slices.ContainsFunc(c.specs, func(s probespec.Spec) bool { return s.Path == "" }) {
+		// Stopping the command in the dynamic loader takes BPF.
+		logger.Printf("--backend tracefs: PROVIDER:NAME is not searched in the libraries the command loads later (dlopen): name them by PATH:PROVIDER:NAME")
+	}
 	t, err := tracefs.Open(plan, &tracefs.TraceOptions{
 		PID:           opts.PID,
 		StringSize:    c.strlen,

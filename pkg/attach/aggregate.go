@@ -12,6 +12,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -114,46 +115,58 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 		if s == nil {
 			continue // no site attached
 		}
-		pa := &probes[i]
-		if a.Mode == bpf.AggLatency {
-			if err := latencyProbe(a, s, pa); err != nil {
-				return nil, err
-			}
-			if pa.startOnly() {
-				continue // no key is read at STARTs
-			}
+		pa, err := a.probeArgs(s)
+		if err != nil {
+			return nil, err
 		}
-		if hasValue {
-			j, t, err := argOf(a.Of, s)
-			if err == nil && t.Kind == probespec.String {
-				err = errors.New("a string, not a number")
-			}
-			if err != nil {
-				return nil, &KeyError{Key: a.Of.String(), Probe: s.Probe, Err: err}
-			}
-			pa.bpf.Value = numberArg(j, t)
-		}
-		for _, k := range a.By {
-			var x bpf.AggArg
-			var t probespec.Type
-			switch k.Kind {
-			case aggregate.KeyComm:
-				t.Kind = probespec.String
-			case aggregate.KeyArg, aggregate.KeyField:
-				j, typ, err := argOf(k, s)
-				if err != nil {
-					return nil, &KeyError{Key: k.String(), Probe: s.Probe, Err: err}
-				}
-				x, t = keyArg(j, typ), typ
-			}
-			pa.bpf.Parts = append(pa.bpf.Parts, x)
-			pa.types = append(pa.types, t)
-		}
+		probes[i] = pa
 	}
-	if a.Mode == bpf.AggLatency {
+	// When following, the START or END may be in a library loaded later.
+	if a.Mode == bpf.AggLatency && !p.following() {
 		return probes, checkRoles(a, probes)
 	}
 	return probes, nil
+}
+
+// probeArgs returns how the probe of site s is aggregated, or the
+// *KeyError of a key or value it lacks.
+func (a *Aggregation) probeArgs(s *Site) (probeArgs, error) {
+	var pa probeArgs
+	if a.Mode == bpf.AggLatency {
+		if err := latencyProbe(a, s, &pa); err != nil {
+			return pa, err
+		}
+		if pa.startOnly() {
+			return pa, nil // no key is read at STARTs
+		}
+	}
+	if a.Mode == bpf.AggHist || a.Mode == bpf.AggStats {
+		j, t, err := argOf(a.Of, s)
+		if err == nil && t.Kind == probespec.String {
+			err = errors.New("a string, not a number")
+		}
+		if err != nil {
+			return pa, &KeyError{Key: a.Of.String(), Probe: s.Probe, Err: err}
+		}
+		pa.bpf.Value = numberArg(j, t)
+	}
+	for _, k := range a.By {
+		var x bpf.AggArg
+		var t probespec.Type
+		switch k.Kind {
+		case aggregate.KeyComm:
+			t.Kind = probespec.String
+		case aggregate.KeyArg, aggregate.KeyField:
+			j, typ, err := argOf(k, s)
+			if err != nil {
+				return pa, &KeyError{Key: k.String(), Probe: s.Probe, Err: err}
+			}
+			x, t = keyArg(j, typ), typ
+		}
+		pa.bpf.Parts = append(pa.bpf.Parts, x)
+		pa.types = append(pa.types, t)
+	}
+	return pa, nil
 }
 
 // latencyProbe sets the role of the probe of site s in a latency, and
@@ -246,33 +259,98 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 	ba := &bpf.Aggregation{Mode: a.Mode, MaxKeys: a.MaxKeys}
 	if a.Mode == bpf.AggLatency {
 		ba.Pair = partKind(a.pairKey())
+		ba.PairString = p.mayBeString(a.pairKey())
 	}
 	for _, k := range a.By {
 		ba.Parts = append(ba.Parts, partKind(k))
+		ba.Strings = append(ba.Strings, p.mayBeString(k))
 	}
 	for _, pa := range probes {
 		ba.Probes = append(ba.Probes, pa.bpf)
 	}
 	o := &p.opts
+	maxSites, maxProbes := p.room()
 	prog, err := bpf.Load(&bpf.Options{
-		MaxSites:   len(p.Sites),
+		MaxSites:   maxSites,
 		StringSize: o.StringSize,
 		PID:        o.pidFilter(),
 		Cgroup:     o.Cgroup,
 		InProcess:  o.InProcess,
 		Filters:    p.filters,
+		MaxProbes:  maxProbes,
+		Filtering:  o.Filter != nil,
 		Aggregate:  ba,
 	})
 	if err != nil {
 		return nil, err
 	}
+	follow := p.newFollower()
 	if err := p.attachTo(prog); err != nil {
+		follow.stop()
 		return nil, err
 	}
-	ag := &Aggregator{prog: prog, plan: p, agg: *a, probes: probes, stopping: make(chan struct{}), closing: make(chan struct{})}
+	ag := &Aggregator{prog: prog, plan: p, agg: *a, probes: probes, dlopen: follow, stopping: make(chan struct{}), closing: make(chan struct{})}
+	if follow != nil {
+		follow.start(p, prog, ag)
+	}
 	stopOnExit(o, ag.closing, ag.Stop)
 	return ag, nil
 }
+
+// mayBeString reports whether the key k may be a string at a probe of a
+// library loaded later (Options.Dlopen), to make room for one: when a
+// PROVIDER:NAME specification types argument k as a string, or
+// Options.Types has a string argument of that number or name.
+func (p *Plan) mayBeString(k aggregate.Key) bool {
+	if !p.following() || k.Kind != aggregate.KeyArg && k.Kind != aggregate.KeyField {
+		return false
+	}
+	for _, s := range p.specs {
+		if s.Path == "" && k.Kind == aggregate.KeyArg && k.Arg < len(s.Types) && s.Types[k.Arg].Kind == probespec.String {
+			return true
+		}
+	}
+	if p.opts.Types == nil {
+		return false
+	}
+	for _, pv := range p.opts.Types.Providers {
+		for _, q := range pv.Probes {
+			for j, arg := range q.Args {
+				if (k.Kind == aggregate.KeyArg && j == k.Arg || k.Kind == aggregate.KeyField && arg.Name == k.Field) &&
+					argType(dtrace.Classify(arg.Type)).Kind == probespec.String {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// prepare gives the program how probe id, whose sites are like s, is
+// aggregated and filtered, before they are attached (see grower).
+func (a *Aggregator) prepare(id int, s *Site) error {
+	pa, err := a.agg.probeArgs(s)
+	if err != nil {
+		return err
+	}
+	f, err := compileFor(a.plan.opts.Filter, s)
+	if err != nil {
+		return err
+	}
+	if err := a.prog.AddProbe(id, &pa.bpf, f); err != nil {
+		return err
+	}
+	a.plan.mu.Lock()
+	defer a.plan.mu.Unlock()
+	for len(a.probes) < id {
+		a.probes = append(a.probes, probeArgs{}) // of probes without sites
+	}
+	a.probes = append(a.probes, pa)
+	return nil
+}
+
+func (a *Aggregator) publish([]*Site)   {}
+func (a *Aggregator) unpublish([]*Site) {}
 
 func partKind(k aggregate.Key) bpf.PartKind {
 	switch k.Kind {
@@ -295,7 +373,10 @@ type Aggregator struct {
 	prog   *bpf.Program
 	plan   *Plan
 	agg    Aggregation
-	probes []probeArgs
+	probes []probeArgs // by probe number; guarded by plan.mu
+	// dlopen, when not nil, follows the libraries the process loads;
+	// Stop ends it before detaching.
+	dlopen *dlopenFollower
 
 	stopOnce  sync.Once
 	stopping  chan struct{}
@@ -313,6 +394,8 @@ func (a *Aggregator) Plan() *Plan { return a.plan }
 // exits. Calling it again does nothing.
 func (a *Aggregator) Stop() {
 	a.stopOnce.Do(func() {
+		// No site is added once detached.
+		a.dlopen.stop()
 		a.detachErr = a.prog.Detach()
 		close(a.stopping)
 	})
@@ -393,7 +476,11 @@ func (c *collection) record(e *bpf.AggEntry) (*aggregate.Record, group) {
 }
 
 func (c *collection) add(e *bpf.AggEntry) {
-	if int(e.Probe) >= len(c.a.plan.Probes) {
+	// The probes grow as libraries are loaded (Options.Dlopen); each is
+	// added before its sites are attached, so before its first hit.
+	c.a.plan.mu.Lock()
+	defer c.a.plan.mu.Unlock()
+	if int(e.Probe) >= len(c.a.plan.Probes) || int(e.Probe) >= len(c.a.probes) {
 		return
 	}
 	r, g := c.record(e)
@@ -483,6 +570,8 @@ func (a *Aggregation) describe(r *aggregate.Record, start bool) {
 // a probe that both starts and ends a latency, the START's first): what a
 // consumer that must know every series before its first hit starts from.
 func (a *Aggregator) Empty() []aggregate.Record {
+	a.plan.mu.Lock()
+	defer a.plan.mu.Unlock()
 	var recs []aggregate.Record
 	for _, p := range a.plan.Probes {
 		r := aggregate.Record{Provider: p.Provider, Name: p.Name, File: p.Target.Name}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
@@ -44,15 +45,14 @@ type Options struct {
 	// closed, instead of the exit of PID: sdtattach -f closes it when
 	// the last process of the command's cgroup has exited.
 	Done <-chan struct{}
-	// Dlopen, with PID, has a Tracer follow the libraries the process
-	// loads with dlopen: it stops the process in the dynamic loader after
-	// each change to the loader's list of objects, attaches to the sites
-	// of the PROVIDER:NAME specifications in the objects mapped since,
-	// and lets it run on (see the package documentation). The Plan grows
-	// while the Tracer runs: read it once the Tracer is stopped. An
-	// Aggregator does not follow: Resolve would leave to it the
-	// specifications that match nothing yet, so leave Dlopen unset for
-	// Plan.Aggregate.
+	// Dlopen, with PID, has a Tracer or Aggregator follow the libraries
+	// the process loads with dlopen, and with Cgroup every process of
+	// the cgroup and the programs they execute: it stops the process in
+	// the dynamic loader after each change to the loader's list of
+	// objects, attaches to the sites of the PROVIDER:NAME specifications
+	// in the objects mapped since, and lets it run on (see the package
+	// documentation). The Plan grows while the Tracer runs: read it once
+	// the Tracer is stopped.
 	Dlopen bool
 	// Types, when not nil, names and types the arguments of the probes
 	// it describes; events of those probes carry named fields.
@@ -101,6 +101,11 @@ type Plan struct {
 	opts    Options
 	specs   []probespec.Spec
 	filters []*filter.Program // by probe number; nil without Options.Filter
+
+	// mu guards the growth of Probes, Attachments and Sites as libraries
+	// loaded later add to them (Options.Dlopen), for an Aggregator that
+	// reads them meanwhile.
+	mu sync.Mutex
 }
 
 // bigPlan is the number of sites from which the notes are collected as
@@ -221,10 +226,7 @@ func (p *Plan) Status(err error) error {
 // plan. On error nothing stays attached.
 func (p *Plan) Attach() (*Tracer, error) {
 	o := &p.opts
-	maxSites := len(p.Sites)
-	if o.Dlopen && o.PID != 0 {
-		maxSites = min(maxSites+dlopenRoom, bpf.SiteLimit)
-	}
+	maxSites, maxProbes := p.room()
 	prog, err := bpf.Load(&bpf.Options{
 		RingSize:      o.RingSize,
 		MaxSites:      maxSites,
@@ -234,24 +236,49 @@ func (p *Plan) Attach() (*Tracer, error) {
 		Cgroup:        o.Cgroup,
 		NoStrings:     !readsStrings(p.Attachments) && !p.mayReadStrings(),
 		Filters:       p.filters,
+		MaxProbes:     maxProbes,
+		Filtering:     o.Filter != nil,
 		InProcess:     o.InProcess,
 	})
 	if err != nil {
 		return nil, err
 	}
-	var follow *dlopenFollower
-	if o.Dlopen && o.PID != 0 {
-		// Before the command of Options.Attached runs.
-		// Not following takes nothing away from the sites planned.
-		if follow, err = newDlopenFollower(o.PID); err != nil && o.Warn != nil {
-			o.Warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
-		}
-	}
+	follow := p.newFollower()
 	if err := p.attachTo(prog); err != nil {
 		follow.stop()
 		return nil, err
 	}
 	return newTracer(prog, p, follow), nil
+}
+
+// following reports whether the plan follows the libraries its process
+// loads (Options.Dlopen).
+func (p *Plan) following() bool { return p.opts.Dlopen && p.opts.PID != 0 }
+
+// room returns the most sites and probes the program is loaded for:
+// those of the plan and, when following, room for more.
+func (p *Plan) room() (sites, probes int) {
+	sites, probes = len(p.Sites), len(p.Probes)
+	if p.following() {
+		sites, probes = min(sites+dlopenRoom, bpf.SiteLimit), probes+dlopenProbes
+	}
+	return sites, probes
+}
+
+// newFollower returns the follower of the libraries the process loads,
+// or nil when not following, or when following fails, which takes
+// nothing away from the sites planned (Options.Warn says why). It is
+// made before the command of Options.Attached runs.
+func (p *Plan) newFollower() *dlopenFollower {
+	o := &p.opts
+	if !p.following() {
+		return nil
+	}
+	f, err := newDlopenFollower(o)
+	if err != nil && o.Warn != nil {
+		o.Warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
+	}
+	return f
 }
 
 // pidFilter is the pid the kernel filters the uprobes by: none when

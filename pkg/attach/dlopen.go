@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -23,41 +24,72 @@ import (
 // built without its own SDT probes (rtld:map_complete).
 const debugState = "_dl_debug_state"
 
-// dlopenRoom is the number of sites a Tracer with Options.Dlopen keeps
-// room for beyond those of its plan.
-const dlopenRoom = bpf.DefaultMaxSites
+// dlopenRoom is the number of sites a Tracer or Aggregator with
+// Options.Dlopen keeps room for beyond those of its plan, and
+// dlopenProbes the number of probes.
+const (
+	dlopenRoom   = bpf.DefaultMaxSites
+	dlopenProbes = 1024
+)
 
-// A dlopenFollower stops the process in the loader's debugState, with a
-// bpf.Stopper, has the Tracer attach to the PROVIDER:NAME probes of the
-// objects it maps then, and lets it run on with SIGCONT.
+// A dlopenFollower stops the processes followed in the loader's
+// debugState, with a bpf.Stopper, has the probes of the PROVIDER:NAME
+// specifications in the objects they mapped since attached, and lets
+// them run on with SIGCONT. It follows the process of Options.PID or,
+// with Options.Cgroup, every process of that cgroup: the sites are then
+// attached by file, for all of them.
 type dlopenFollower struct {
 	pid     int
-	pidfd   int // to signal the process, not another that took its pid; -1 without
+	pidfd   int // of pid, to signal it and not another that took its pid; -1 without
+	cgroup  uint64
 	stopper *bpf.Stopper
-	t       *Tracer
+	plan    *Plan
+	prog    *bpf.Program
+	g       grower
 	done    chan struct{} // closed when run returns
 	once    sync.Once
 
-	tried  map[[2]uint64]bool // files looked at, by device and inode
-	warned map[string]bool
+	attached map[[2]uint64]bool // files attached, by device and inode
+	read     map[[2]uint64]bool // mapped objects read, by device and inode as the maps show them
+	warned   map[string]bool
 }
 
-// newDlopenFollower attaches to the dynamic loader of process pid. A
+// A grower is what follows the libraries loaded: a Tracer or an
+// Aggregator.
+type grower interface {
+	// prepare readies probe number id, whose sites are like s, before
+	// they are attached: its filter, how it is aggregated. An error
+	// leaves the probe out.
+	prepare(id int, s *Site) error
+	// publish makes the sites about to be attached known, numbered from
+	// the next site number, before their first event; on failure to
+	// attach, unpublish forgets them.
+	publish(sites []*Site)
+	unpublish(sites []*Site)
+}
+
+// newDlopenFollower attaches to the dynamic loader of the process of o
+// and, with o.Cgroup, of the processes of that cgroup that share it. A
 // program without one (static) loads nothing: the follower is nil.
-func newDlopenFollower(pid int) (*dlopenFollower, error) {
-	ld, err := interpreter(pid)
+func newDlopenFollower(o *Options) (*dlopenFollower, error) {
+	ld, err := interpreter(o.PID)
 	if err != nil || ld == "" {
 		return nil, err
 	}
-	s, err := bpf.NewStopper(ld, debugState, pid)
+	pid := o.PID
+	if o.Cgroup != 0 {
+		pid = 0
+	}
+	s, err := bpf.NewStopper(ld, debugState, pid, o.Cgroup)
 	if err != nil {
 		return nil, fmt.Errorf("follow dlopen: %w", err)
 	}
-	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	fd, err := unix.PidfdOpen(o.PID, unix.PIDFD_NONBLOCK)
 	if err != nil {
 		fd = -1
 	}
-	return &dlopenFollower{pid: pid, pidfd: fd, stopper: s, done: make(chan struct{}), tried: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
+	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: o.Cgroup, stopper: s, done: make(chan struct{}),
+		attached: make(map[[2]uint64]bool), read: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 
 // interpreter returns the dynamic loader of process pid, as a path
@@ -82,11 +114,12 @@ func interpreter(pid int) (string, error) {
 	return "", nil
 }
 
-// start follows the loads of the process for t.
-func (f *dlopenFollower) start(t *Tracer) {
-	f.t = t
-	for _, a := range t.plan.Attachments {
-		f.tried[[2]uint64{a.Target.Dev, a.Target.Inode}] = true
+// start follows the loads of the processes for g, which attaches with
+// prog the sites of plan p.
+func (f *dlopenFollower) start(p *Plan, prog *bpf.Program, g grower) {
+	f.plan, f.prog, f.g = p, prog, g
+	for _, a := range p.Attachments {
+		f.attached[[2]uint64{a.Target.Dev, a.Target.Inode}] = true
 	}
 	go f.run()
 }
@@ -98,21 +131,33 @@ func (f *dlopenFollower) run() {
 		if err != nil {
 			return
 		}
-		if st.Err != nil {
-			f.warn(fmt.Errorf("thread %d of process %d not stopped in the dynamic loader: %w; probes of the libraries it loads now may miss their first hits", st.TID, f.pid, st.Err))
+		pid := st.PID
+		if f.cgroup == 0 {
+			pid = f.pid // st.PID as the initial namespace numbers it
 		}
-		f.addLoaded()
-		f.cont()
+		if st.Err != nil {
+			f.warn(fmt.Errorf("thread %d of process %d not stopped in the dynamic loader: %w; probes of the libraries it loads now may miss their first hits", st.TID, pid, st.Err))
+		}
+		if pid == 0 {
+			continue // in a PID namespace below this one: not stopped
+		}
+		f.addLoaded(pid)
+		f.cont(pid)
 	}
 }
 
-// cont sends the process SIGCONT.
-func (f *dlopenFollower) cont() {
-	if f.pidfd >= 0 {
-		unix.PidfdSendSignal(f.pidfd, unix.SIGCONT, nil, 0)
-		return
+// cont sends process pid SIGCONT.
+func (f *dlopenFollower) cont(pid int) {
+	fd := f.pidfd
+	if pid != f.pid || fd < 0 {
+		var err error
+		if fd, err = unix.PidfdOpen(pid, 0); err != nil {
+			unix.Kill(pid, unix.SIGCONT)
+			return
+		}
+		defer unix.Close(fd)
 	}
-	unix.Kill(f.pid, unix.SIGCONT)
+	unix.PidfdSendSignal(fd, unix.SIGCONT, nil, 0)
 }
 
 // stop ends the following, and lets the process run on should a stop
@@ -123,10 +168,12 @@ func (f *dlopenFollower) stop() {
 	}
 	f.once.Do(func() {
 		f.stopper.Close()
-		if f.t != nil {
+		if f.g != nil {
 			<-f.done
 		}
-		f.cont()
+		if f.cgroup == 0 {
+			f.cont(f.pid)
+		}
 		if f.pidfd >= 0 {
 			unix.Close(f.pidfd)
 		}
@@ -134,7 +181,7 @@ func (f *dlopenFollower) stop() {
 }
 
 func (f *dlopenFollower) warn(err error) {
-	w := f.t.plan.opts.Warn
+	w := f.plan.opts.Warn
 	if w == nil || f.warned[err.Error()] {
 		return
 	}
@@ -143,13 +190,12 @@ func (f *dlopenFollower) warn(err error) {
 }
 
 // addLoaded resolves the PROVIDER:NAME specifications of the plan
-// against the objects the process maps that were not looked at yet, and
-// attaches to the sites of the probes they select.
-func (f *dlopenFollower) addLoaded() {
-	t := f.t
-	p := t.plan
+// against the objects process pid maps that were not read yet, and
+// attaches to the sites of the probes they select in files not attached
+// yet.
+func (f *dlopenFollower) addLoaded(pid int) {
 	var specs []probespec.Spec
-	for _, s := range p.specs {
+	for _, s := range f.plan.specs {
 		if s.Path == "" {
 			specs = append(specs, s)
 		}
@@ -157,61 +203,106 @@ func (f *dlopenFollower) addLoaded() {
 	if len(specs) == 0 {
 		return
 	}
-	sel := findEach(specs, &probe.Options{PID: f.pid, Warn: f.warn})
-	var probes []*probe.Probe
-	seen := make(map[[2]uint64]bool)
-	for _, pr := range sel.Probes {
-		id := [2]uint64{pr.Target.Dev, pr.Target.Inode}
-		if f.tried[id] {
-			continue
+	var seen [][2]uint64
+	skip := func(o *process.Object) bool {
+		id := [2]uint64{o.Dev, o.Inode}
+		if f.read[id] {
+			return true
 		}
-		seen[id] = true
-		probes = append(probes, pr)
+		seen = append(seen, id)
+		return false
+	}
+	sel := findEach(specs, &probe.Options{PID: pid, Warn: f.warn, Skip: skip})
+	for _, id := range seen {
+		f.read[id] = true
 	}
 	defer func() {
 		for _, tg := range sel.Targets {
 			tg.Release()
 		}
 	}()
-	for id := range seen {
-		f.tried[id] = true
+	var probes []*probe.Probe
+	files := make(map[[2]uint64]bool)
+	for _, pr := range sel.Probes {
+		id := [2]uint64{pr.Target.Dev, pr.Target.Inode}
+		if f.attached[id] {
+			continue
+		}
+		files[id] = true
+		probes = append(probes, pr)
 	}
-	if len(probes) == 0 {
+	for id := range files {
+		f.attached[id] = true
+	}
+	if len(probes) > 0 {
+		f.plan.grow(f.prog, probes, f.g, pid, f.warn)
+	}
+}
+
+// grow plans the sites of probes, new to the plan, has g prepare each
+// probe, attaches them with prog and adds them to the plan. A probe g
+// refuses (a filter or a key it lacks) is left out with a warning, as
+// are the files that cannot be attached.
+func (p *Plan) grow(prog *bpf.Program, probes []*probe.Probe, g grower, pid int, warn func(error)) {
+	base := len(p.Probes) // only grow adds to them
+	var kept []*probe.Probe
+	for _, pr := range probes {
+		var errs []error
+		quiet := &planner{types: p.opts.Types, warn: func(err error) { errs = append(errs, err) }}
+		_, sites := quiet.plan([]*probe.Probe{pr})
+		if len(sites) == 0 {
+			for _, err := range errs {
+				warn(err)
+			}
+			continue
+		}
+		if err := g.prepare(base+len(kept), sites[0]); err != nil {
+			warn(fmt.Errorf("%s: %v: loaded by process %d, not attached: %w", pr.Target.Name, pr, pid, unnamed(err)))
+			continue
+		}
+		kept = append(kept, pr)
+	}
+	if len(kept) == 0 {
 		return
 	}
-	if p.opts.Filter != nil {
-		for _, pr := range probes {
-			f.warn(fmt.Errorf("%s: %v: not attached: a library loaded with dlopen is not traced with a filter", pr.Target.Name, pr))
-		}
-		return
-	}
-	pl := &planner{types: p.opts.Types, warn: p.opts.Warn}
-	atts, sites := pl.plan(probes)
-	base := len(p.Probes)
-	shifted := make(map[*Site]bool)
-	for _, s := range sites {
-		if !shifted[s] {
-			shifted[s] = true
-			s.ProbeIndex += base
-		}
-	}
-	p.Probes = append(p.Probes, probes...)
+	pl := &planner{types: p.opts.Types, warn: warn, base: base}
+	atts, sites := pl.plan(kept)
+	p.mu.Lock()
+	p.Probes = append(p.Probes, kept...)
+	p.mu.Unlock()
 	n := 0
 	for _, a := range atts {
 		next := sites[n : n+len(a.Sites)]
 		n += len(a.Sites)
-		// Known to Read before the first event can come.
-		cur := *t.sites.Load()
-		grown := append(cur[:len(cur):len(cur)], next...)
-		t.sites.Store(&grown)
-		if err := t.prog.Attach(a.Target.Path, a.Sites); err != nil {
-			t.sites.Store(&cur)
-			f.warn(fmt.Errorf("%s: loaded by process %d: %w", a.Target.Name, f.pid, err))
+		g.publish(next)
+		if err := prog.Attach(a.Target.Path, a.Sites); err != nil {
+			g.unpublish(next)
+			warn(fmt.Errorf("%s: loaded by process %d: %w", a.Target.Name, pid, err))
 			continue
 		}
+		p.mu.Lock()
 		p.Attachments = append(p.Attachments, a)
 		p.Sites = append(p.Sites, next...)
+		p.mu.Unlock()
 	}
+}
+
+// unnamed returns err without the name of the probe it is of, for a
+// message that names it first: the error of a key or of a filter.
+func unnamed(err error) error {
+	var ke *KeyError
+	if errors.As(err, &ke) {
+		c := *ke
+		c.Probe = nil
+		return &c
+	}
+	var fe *filter.Error
+	if errors.As(err, &fe) {
+		c := *fe
+		c.Probe = ""
+		return fmt.Errorf("--filter: %w", &c)
+	}
+	return err
 }
 
 // findEach selects the probes of specs as probe.Find does, and, should

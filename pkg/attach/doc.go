@@ -61,23 +61,39 @@
 //
 // A PATH:PROVIDER:NAME specification may name a library the process
 // loads later: its sites are attached by file. With Options.Dlopen, a
-// Tracer finds PROVIDER:NAME in the libraries too: it stops the process
-// in the dynamic loader's _dl_debug_state, the function the loader calls
-// for debuggers after each change to its list of objects (r_debug.r_brk),
-// through a uprobe whose BPF program sends the thread SIGSTOP
-// (bpf.Stopper, Linux 5.5). dlopen calls it once the library is mapped
-// and relocated, before its constructors run and before dlopen returns.
-// While the process is stopped, the specifications are resolved against
-// the objects it maps that were not searched yet, their sites attached
-// and added to the plan (room for bpf.DefaultMaxSites more is kept), and
-// the process gets SIGCONT. Every call stops the process, also the
-// loader's calls at its start and those of dlclose, for about the time
-// it takes to read the notes of its objects. A specification that
-// matches nothing at the start is given to Options.Warn instead of
-// failing Resolve. The process is stopped with SIGSTOP, which its parent
-// may see (waitpid with WUNTRACED), as it sees a stop by job control;
-// sdtattach -c is the parent of its command. With Options.Filter, or
-// aggregating, libraries loaded later are not searched.
+// Tracer or an Aggregator finds PROVIDER:NAME in the libraries too: it
+// stops the process in the dynamic loader's _dl_debug_state, the
+// function the loader calls for debuggers after each change to its list
+// of objects (r_debug.r_brk), through a uprobe whose BPF program sends
+// the thread SIGSTOP (bpf.Stopper, Linux 5.5). dlopen calls it once the
+// library is mapped and relocated, before its constructors run and
+// before dlopen returns. While the process is stopped, the
+// specifications are resolved against the objects it maps that were not
+// read yet (only those are read), their new probes readied (the
+// --filter compiled for each, how it is aggregated; a probe that lacks
+// what they name is left out and given to Options.Warn), their sites
+// attached and added to the plan (room for bpf.DefaultMaxSites more
+// sites and 1024 more probes is kept), and the process gets SIGCONT.
+// Every call stops the process, also the loader's calls at its start and
+// those of dlclose, for about the time it takes to read the notes of the
+// objects new to it. A specification that matches nothing at the start
+// is given to Options.Warn instead of failing Resolve. The process is
+// stopped with SIGSTOP, which its parent may see (waitpid with
+// WUNTRACED), as it sees a stop by job control; sdtattach -c is the
+// parent of its command.
+//
+// With Options.Cgroup too, every process of the cgroup is followed so:
+// the uprobe on the loader is attached in every process that maps it,
+// its program stops only the threads of the cgroup, and a process that
+// executes another program is stopped as the loader reports the objects
+// of the new program, before its main, whose probes are then attached
+// too. The sites are attached by file, which the cgroup filter limits to
+// its processes. A thread of a PID namespace below the tracer's is not
+// stopped: the tracer could not name it to let it run on.
+//
+// Keys of an aggregation that may be strings in a library loaded later,
+// as a PROVIDER:NAME specification or Options.Types types them, are
+// sized for a string from the start.
 //
 // # Aggregating in the kernel
 //

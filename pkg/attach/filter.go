@@ -21,19 +21,27 @@ func compileFilter(e *filter.Expr, nprobes int, sites []*Site) ([]*filter.Progra
 			continue
 		}
 		done[s.ProbeIndex] = true
-		fp := &filter.Probe{Name: fmt.Sprintf("%s:%v", s.Probe.Target.Name, s.Probe), Fields: s.Fields}
-		for _, a := range s.Args {
-			fa := filter.Arg{Name: a.Name, String: a.Type.Kind == probespec.String}
-			if a.Type.Kind == probespec.Int {
-				fa.Size, fa.Signed = a.Type.Size, a.Type.Signed
-			}
-			fp.Args = append(fp.Args, fa)
-		}
-		p, err := e.Compile(fp)
+		p, err := compileFor(e, s)
 		if err != nil {
 			return nil, err
 		}
 		progs[s.ProbeIndex] = p
 	}
 	return progs, nil
+}
+
+// compileFor compiles e for the probe of site s; nil when e is nil.
+func compileFor(e *filter.Expr, s *Site) (*filter.Program, error) {
+	if e == nil {
+		return nil, nil
+	}
+	fp := &filter.Probe{Name: fmt.Sprintf("%s:%v", s.Probe.Target.Name, s.Probe), Fields: s.Fields}
+	for _, a := range s.Args {
+		fa := filter.Arg{Name: a.Name, String: a.Type.Kind == probespec.String}
+		if a.Type.Kind == probespec.Int {
+			fa.Size, fa.Signed = a.Type.Size, a.Type.Signed
+		}
+		fp.Args = append(fp.Args, fa)
+	}
+	return e.Compile(fp)
 }

@@ -58,6 +58,7 @@ const maxLeftOut = 10
 type planner struct {
 	types *Types
 	warn  func(error)
+	base  int // the probe number of the first probe planned
 }
 
 func (pl *planner) warnf(format string, a ...any) {
@@ -101,7 +102,7 @@ func (pl *planner) plan(probes []*probe.Probe) ([]Attachment, []*Site) {
 	}
 	for id, p := range probes {
 		i := byTarget[p.Target]
-		pl.planProbe(id, p, &atts[i], &perTarget[i])
+		pl.planProbe(pl.base+id, p, &atts[i], &perTarget[i])
 	}
 	table := make([]*Site, 0, total)
 	for i := range atts {

@@ -53,7 +53,7 @@ func newTracer(prog *bpf.Program, p *Plan, follow *dlopenFollower) *Tracer {
 	t.prog = prog
 	if follow != nil {
 		t.dlopen = follow
-		follow.start(t)
+		follow.start(p, prog, t)
 	}
 	stopOnExit(&p.opts, t.closing, t.Stop)
 	return t
@@ -75,6 +75,34 @@ func newTracerState(p *Plan) *Tracer {
 	sites := p.Sites
 	t.sites.Store(&sites)
 	return t
+}
+
+// prepare gives the program the filter of probe id, whose sites are
+// like s, before they are attached (see grower).
+func (t *Tracer) prepare(id int, s *Site) error {
+	e := t.plan.opts.Filter
+	if e == nil {
+		return nil
+	}
+	f, err := compileFor(e, s)
+	if err != nil {
+		return err
+	}
+	return t.prog.AddProbe(id, nil, f)
+}
+
+// publish makes sites known to Read before their first event can come.
+func (t *Tracer) publish(sites []*Site) {
+	cur := *t.sites.Load()
+	grown := append(cur[:len(cur):len(cur)], sites...)
+	t.sites.Store(&grown)
+}
+
+// unpublish forgets the sites publish added last.
+func (t *Tracer) unpublish(sites []*Site) {
+	cur := *t.sites.Load()
+	cur = cur[:len(cur)-len(sites)]
+	t.sites.Store(&cur)
 }
 
 // An Event is one probe hit: the event as the BPF program read it, and

@@ -87,8 +87,14 @@ type Aggregation struct {
 	Parts []PartKind
 	// Probes say, by probe id, which arguments the value and the
 	// PartArg parts are. Every probe id of the sites attached must have
-	// one.
+	// one, given here or by Program.AddProbe.
 	Probes []AggProbe
+	// Strings say, by part of Parts, that a PartArg part may hold a
+	// string though no probe of Probes reads one there: one AddProbe
+	// adds later may. PairString says so of the pairing key. A part
+	// that holds a string is sized for one.
+	Strings    []bool
+	PairString bool
 	// MaxKeys is the most entries an interval keeps (DefaultMaxKeys if
 	// 0; a histogram takes one per bucket that holds values): the
 	// hits of a new key that find the map full are counted as lost
@@ -187,6 +193,7 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 		case PartComm:
 			size = commSize
 		case PartArg:
+			str = i < len(a.Strings) && a.Strings[i]
 			for _, p := range a.Probes {
 				if i < len(p.Parts) && p.Parts[i].String {
 					str = true
@@ -216,6 +223,7 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 	case PartComm:
 		l.pairSize = commSize
 	case PartArg:
+		l.pairStr = a.PairString
 		for _, p := range a.Probes {
 			l.pairStr = l.pairStr || p.Pair.String
 		}
@@ -242,14 +250,15 @@ func (l *keyLayout) zeroed() int { return max(l.keySize, keyHeader+l.pairSize) }
 
 // aggState is what a Program that aggregates keeps.
 type aggState struct {
-	mode    AggMode
-	layout  *keyLayout
-	probes  []AggProbe
-	current *ebpf.Map    // holds the generation hits add to
-	gens    [2]*ebpf.Map // the two generations
-	starts  *ebpf.Map    // the STARTs waiting of AggLatency
-	cur     int          // the index in gens of the current one
-	ncpu    int
+	mode     AggMode
+	layout   *keyLayout
+	probes   []AggProbe   // by probe id; grows with AddProbe
+	probeMap *ebpf.Map    // agg_probes: the probes' arguments
+	current  *ebpf.Map    // holds the generation hits add to
+	gens     [2]*ebpf.Map // the two generations
+	starts   *ebpf.Map    // the STARTs waiting of AggLatency
+	cur      int          // the index in gens of the current one
+	ncpu     int
 }
 
 // aggVal is agg.bpf.c's struct aggval.
@@ -273,7 +282,8 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	if a.MaxKeys < 0 || a.MaxKeys > MaxKeys {
 		return nil, fmt.Errorf("key count %d not in [1, %d]", a.MaxKeys, MaxKeys)
 	}
-	if len(a.Probes) == 0 {
+	nprobes := max(len(a.Probes), o.MaxProbes)
+	if nprobes == 0 {
 		return nil, errors.New("aggregation of no probe")
 	}
 	l, err := newKeyLayout(a, o.StringSize)
@@ -284,8 +294,8 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	inner.KeySize = uint32(l.keySize)
 	inner.ValueSize = uint32(aggValueSize(a.Mode))
 	// Room for the lost entries too.
-	inner.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys) + len(a.Probes))
-	spec.Maps[aggMapProbes].MaxEntries = uint32(len(a.Probes))
+	inner.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys) + nprobes)
+	spec.Maps[aggMapProbes].MaxEntries = uint32(nprobes)
 	pair := orDefault(int(a.Pair), int(PartTID))
 	if a.Mode == AggLatency {
 		starts := spec.Maps[aggMapStarts]
@@ -345,25 +355,12 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 	if err != nil {
 		return nil, err
 	}
-	s := &aggState{mode: a.Mode, layout: l, probes: a.Probes, ncpu: ncpu}
-	probes := coll.Maps[aggMapProbes]
+	s := &aggState{mode: a.Mode, layout: l, probes: slices.Clone(a.Probes), ncpu: ncpu}
+	s.probeMap = coll.DetachMap(aggMapProbes)
 	for id, p := range a.Probes {
-		var raw aggAggprobe
-		raw.Value.Arg, raw.Value.Size, raw.Value.Sign = aggArg(p.Value)
-		for i, x := range p.Parts {
-			if i < MaxKeyParts {
-				raw.Parts[i].Arg, raw.Parts[i].Size, raw.Parts[i].Sign = aggArg(x)
-			}
-		}
-		raw.Pair.Arg, raw.Pair.Size, raw.Pair.Sign = aggArg(p.Pair)
-		if p.Start {
-			raw.Role |= roleStart
-		}
-		if p.End {
-			raw.Role |= roleEnd
-		}
-		if err := probes.Put(uint32(id), &raw); err != nil {
-			return nil, fmt.Errorf("store probe %d: %w", id, err)
+		if err := s.putProbe(id, &p); err != nil {
+			s.close()
+			return nil, err
 		}
 	}
 	s.current = coll.DetachMap(aggMapCurrent)
@@ -387,6 +384,46 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 	return s, nil
 }
 
+// putProbe stores how the program reads probe id.
+func (s *aggState) putProbe(id int, p *AggProbe) error {
+	var raw aggAggprobe
+	raw.Value.Arg, raw.Value.Size, raw.Value.Sign = aggArg(p.Value)
+	for i, x := range p.Parts {
+		if i < MaxKeyParts {
+			raw.Parts[i].Arg, raw.Parts[i].Size, raw.Parts[i].Sign = aggArg(x)
+		}
+	}
+	raw.Pair.Arg, raw.Pair.Size, raw.Pair.Sign = aggArg(p.Pair)
+	if p.Start {
+		raw.Role |= roleStart
+	}
+	if p.End {
+		raw.Role |= roleEnd
+	}
+	if err := s.probeMap.Put(uint32(id), &raw); err != nil {
+		return fmt.Errorf("store probe %d: %w", id, err)
+	}
+	return nil
+}
+
+// checkProbe reports why probe id, p, cannot be added: it was, or the
+// key layout, fixed at load, has no room for what it reads.
+func (s *aggState) checkProbe(id int, p *AggProbe) error {
+	if id < len(s.probes) {
+		return fmt.Errorf("probe %d: already stored", id)
+	}
+	l := s.layout
+	for i, x := range p.Parts {
+		if x.String && (i >= len(l.str) || !l.str[i]) {
+			return fmt.Errorf("probe %d: key part %d: a string where the key has room for a number", id, i)
+		}
+	}
+	if p.Pair.String && !l.pairStr {
+		return fmt.Errorf("probe %d: pairing key: a string where the key has room for a number", id)
+	}
+	return nil
+}
+
 func aggArg(x AggArg) (arg, size, sign uint8) {
 	if x.Index < 0 || x.Index >= MaxArgs {
 		return 0xff, 0, 0 // read by no site: the value or part is not read
@@ -405,21 +442,51 @@ func (s *aggState) lostKey(probe uint32) []byte {
 // resetLost puts the lost entry of every probe, at zero, in m, so that
 // a hit that finds m full finds it.
 func (s *aggState) resetLost(m *ebpf.Map) error {
-	var zero any = make([]uint64, s.ncpu)
-	if wide(s.mode) {
-		zero = make([]aggVal, s.ncpu)
-	}
 	for id := range s.probes {
-		if err := m.Put(s.lostKey(uint32(id)), zero); err != nil {
-			return fmt.Errorf("aggregation map: lost entry: %w", err)
+		if err := s.putLost(m, id); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// putLost puts the lost entry of probe id, at zero, in m.
+func (s *aggState) putLost(m *ebpf.Map, id int) error {
+	var zero any = make([]uint64, s.ncpu)
+	if wide(s.mode) {
+		zero = make([]aggVal, s.ncpu)
+	}
+	if err := m.Put(s.lostKey(uint32(id)), zero); err != nil {
+		return fmt.Errorf("aggregation map: lost entry: %w", err)
+	}
+	return nil
+}
+
+// addProbe stores probe id, added after loading, and its lost entries.
+func (s *aggState) addProbe(id int, p *AggProbe) error {
+	if err := s.checkProbe(id, p); err != nil {
+		return err
+	}
+	if err := s.putProbe(id, p); err != nil {
+		return err
+	}
+	for _, m := range s.gens {
+		for j := len(s.probes); j <= id; j++ {
+			if err := s.putLost(m, j); err != nil {
+				return err
+			}
+		}
+	}
+	for len(s.probes) < id {
+		s.probes = append(s.probes, AggProbe{}) // no site reads these
+	}
+	s.probes = append(s.probes, *p)
+	return nil
+}
+
 func (s *aggState) close() error {
 	var errs []error
-	for _, m := range append([]*ebpf.Map{s.current, s.starts}, s.gens[:]...) {
+	for _, m := range append([]*ebpf.Map{s.current, s.starts, s.probeMap}, s.gens[:]...) {
 		if m != nil {
 			errs = append(errs, m.Close())
 		}

@@ -9,42 +9,47 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/filter"
 )
 
-// filterSpec sizes the map of filters of spec, one per probe, and tells
-// the program whether to look there: without a filter a hit costs
-// nothing more.
-func filterSpec(spec *ebpf.CollectionSpec, filters []*filter.Program) error {
-	on := false
-	for _, f := range filters {
+// filterSpec sizes the map of filters of spec, one per probe id, and
+// tells the program whether to look there, which it reports: without a
+// filter a hit costs nothing more.
+func filterSpec(spec *ebpf.CollectionSpec, o *Options) (bool, error) {
+	on := o.Filtering
+	for _, f := range o.Filters {
 		if f != nil && len(f.Insns) > 0 {
 			on = true
 		}
 	}
 	if !on {
-		return nil
+		return false, nil
 	}
-	spec.Maps[usdtMapFilters].MaxEntries = uint32(len(filters))
+	spec.Maps[usdtMapFilters].MaxEntries = uint32(max(len(o.Filters), o.MaxProbes, 1))
 	if err := spec.Variables[usdtVarFiltering].Set(uint8(1)); err != nil {
-		return fmt.Errorf("set %s: %w", usdtVarFiltering, err)
+		return false, fmt.Errorf("set %s: %w", usdtVarFiltering, err)
 	}
-	return nil
+	return true, nil
 }
 
 // putFilters stores the filters, by probe id, in the map of the loaded
 // program; a probe without one passes every hit.
 func putFilters(m *ebpf.Map, filters []*filter.Program) error {
-	if m.MaxEntries() < uint32(len(filters)) {
-		return nil // no filter: see filterSpec
-	}
 	for id, f := range filters {
-		var raw usdtFilter
-		if f != nil {
-			if err := encodeFilter(f, &raw); err != nil {
-				return fmt.Errorf("filter of probe %d: %w", id, err)
-			}
+		if err := putFilter(m, id, f); err != nil {
+			return err
 		}
-		if err := m.Put(uint32(id), &raw); err != nil {
-			return fmt.Errorf("filters: %w", err)
+	}
+	return nil
+}
+
+// putFilter stores the filter of probe id; nil passes every hit.
+func putFilter(m *ebpf.Map, id int, f *filter.Program) error {
+	var raw usdtFilter
+	if f != nil {
+		if err := encodeFilter(f, &raw); err != nil {
+			return fmt.Errorf("filter of probe %d: %w", id, err)
 		}
+	}
+	if err := m.Put(uint32(id), &raw); err != nil {
+		return fmt.Errorf("filter of probe %d: %w", id, err)
 	}
 	return nil
 }

@@ -83,6 +83,13 @@ type Options struct {
 	// before anything else is done for it, in the kernel, streaming or
 	// aggregating.
 	Filters []*filter.Program
+	// MaxProbes is the most probe ids, when more than those of Filters
+	// or Aggregate.Probes: room for probes added with AddProbe after
+	// loading, as libraries loaded later are found to have them.
+	MaxProbes int
+	// Filtering makes the program look for filters, as it does when
+	// Filters has one, for those AddProbe adds.
+	Filtering bool
 	// InProcess attaches and detaches from this process. By default a
 	// keeper process does it (see Attach), so that no SIGKILL of this
 	// process can leave a traced process patched; InProcess saves
@@ -194,7 +201,8 @@ func loadProgram(o *Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := filterSpec(spec, o.Filters); err != nil {
+	filtering, err := filterSpec(spec, o)
+	if err != nil {
 		return nil, err
 	}
 	ns := selfPIDNS()
@@ -230,8 +238,11 @@ func loadProgram(o *Options) (*Program, error) {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	defer coll.Close()
-	if err := putFilters(coll.Maps[usdtMapFilters], o.Filters); err != nil {
-		return nil, err
+	if filtering {
+		if err := putFilters(coll.Maps[usdtMapFilters], o.Filters); err != nil {
+			return nil, err
+		}
+		p.maps.Filters = coll.DetachMap(usdtMapFilters)
 	}
 	p.prog = coll.DetachProgram(name)
 	p.maps.Sites = coll.DetachMap(usdtMapSites)
@@ -291,11 +302,12 @@ type maps struct {
 	Sites    *ebpf.Map
 	Events   *ebpf.Map // streaming only
 	Counters *ebpf.Map
+	Filters  *ebpf.Map // nil without filters
 }
 
 func (m *maps) Close() error {
 	var errs []error
-	for _, mp := range []*ebpf.Map{m.Sites, m.Events, m.Counters} {
+	for _, mp := range []*ebpf.Map{m.Sites, m.Events, m.Counters, m.Filters} {
 		if mp != nil {
 			errs = append(errs, mp.Close())
 		}

@@ -28,15 +28,17 @@ type Stopper struct {
 
 // A Stop is a thread that reached the function.
 type Stop struct {
-	TID int
+	PID, TID int // as the initial PID namespace numbers them
 	// Err is why the thread could not be sent SIGSTOP, nil once sent:
 	// it then runs on.
 	Err error
 }
 
 // NewStopper attaches a Stopper to the function symbol of the ELF file
-// path, in process pid only.
-func NewStopper(path, symbol string, pid int) (*Stopper, error) {
+// path, in process pid only; with pid 0 and a cgroup, the id of a
+// cgroup v2, in every process that maps the file, the threads of that
+// cgroup alone being stopped (see Options.Cgroup).
+func NewStopper(path, symbol string, pid int, cgroup uint64) (*Stopper, error) {
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, fmt.Errorf("stopper: %w", err)
 	}
@@ -50,6 +52,12 @@ func NewStopper(path, symbol string, pid int) (*Stopper, error) {
 	}
 	if multi {
 		spec.Programs["stop_thread"].AttachType = ebpf.AttachTraceUprobeMulti
+	}
+	ns := selfPIDNS()
+	for name, v := range map[string]uint64{"cgroup_id": cgroup, "pidns_dev": ns.dev, "pidns_ino": ns.ino} {
+		if err := spec.Variables[name].Set(v); err != nil {
+			return nil, fmt.Errorf("stopper: set %s: %w", name, err)
+		}
 	}
 	s := &Stopper{}
 	if err := spec.LoadAndAssign(&s.objs, nil); err != nil {
@@ -82,11 +90,12 @@ func (s *Stopper) Read() (Stop, error) {
 	if err != nil {
 		return Stop{}, err
 	}
-	if len(rec.RawSample) < 8 {
+	if len(rec.RawSample) < 16 {
 		return Stop{}, fmt.Errorf("stopper: record of %d bytes", len(rec.RawSample))
 	}
-	st := Stop{TID: int(binary.NativeEndian.Uint32(rec.RawSample))}
-	if e := int32(binary.NativeEndian.Uint32(rec.RawSample[4:])); e != 0 {
+	raw := rec.RawSample
+	st := Stop{PID: int(binary.NativeEndian.Uint32(raw)), TID: int(binary.NativeEndian.Uint32(raw[4:]))}
+	if e := int32(binary.NativeEndian.Uint32(raw[8:])); e != 0 {
 		st.Err = fmt.Errorf("bpf_send_signal_thread: %w", unix.Errno(-e))
 	}
 	return st, nil

@@ -18,6 +18,9 @@ import (
 const (
 	stopMapStops       = "stops"
 	stopProgStopThread = "stop_thread"
+	stopVarCgroupId    = "cgroup_id"
+	stopVarPidnsDev    = "pidns_dev"
+	stopVarPidnsIno    = "pidns_ino"
 )
 
 // loadStop returns the embedded CollectionSpec for stop.
@@ -76,6 +79,9 @@ type stopMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type stopVariableSpecs struct {
+	CgroupId *ebpf.VariableSpec `ebpf:"cgroup_id"`
+	PidnsDev *ebpf.VariableSpec `ebpf:"pidns_dev"`
+	PidnsIno *ebpf.VariableSpec `ebpf:"pidns_ino"`
 }
 
 // stopObjects contains all objects after they have been loaded into the kernel.
@@ -111,6 +117,9 @@ func (m *stopMaps) Close() error {
 //
 // It can be passed to loadStopObjects or ebpf.CollectionSpec.LoadAndAssign.
 type stopVariables struct {
+	CgroupId *ebpf.Variable `ebpf:"cgroup_id"`
+	PidnsDev *ebpf.Variable `ebpf:"pidns_dev"`
+	PidnsIno *ebpf.Variable `ebpf:"pidns_ino"`
 }
 
 // stopPrograms contains all programs after they have been loaded into the kernel.

@@ -40,6 +40,10 @@ type Options struct {
 	// Warn, when not nil, is given the error of each file whose notes
 	// are malformed: its other probes are still selected.
 	Warn func(error)
+	// Skip, when not nil, with PID, passes over the mapped objects it
+	// returns true for, unread: those a caller looked at before, when
+	// the process has mapped more since.
+	Skip func(*process.Object) bool
 }
 
 // ErrNoProbes is matched by the error of a PROVIDER:NAME specification
@@ -78,7 +82,7 @@ func Find(specs []probespec.Spec, opts *Options) (*Selection, error) {
 	fs := &files{warn: o.Warn}
 	find := func(s probespec.Spec) ([]*Target, error) { return fs.fileTargets(s) }
 	if o.PID != 0 {
-		pt, err := newProcTargets(o.PID, fs)
+		pt, err := newProcTargets(o.PID, fs, o.Skip)
 		if err != nil {
 			return nil, err
 		}
@@ -125,8 +129,12 @@ type procObject struct {
 	err    error
 }
 
-func newProcTargets(pid int, fs *files) (*procTargets, error) {
-	files, err := Mapped(pid, nil)
+func newProcTargets(pid int, fs *files, skip func(*process.Object) bool) (*procTargets, error) {
+	var want func(*process.Object) bool
+	if skip != nil {
+		want = func(o *process.Object) bool { return !skip(o) }
+	}
+	files, err := Mapped(pid, want)
 	if err != nil {
 		return nil, err
 	}
