@@ -86,7 +86,7 @@ func TestDefineErrors(t *testing.T) {
 		path string
 		want string
 	}{
-		{elf.EM_AARCH64, "/bin/x", "machine not supported: EM_AARCH64 (only x86-64 is)"},
+		{elf.EM_MIPS, "/bin/x", "machine not supported: EM_MIPS"},
 		{elf.EM_X86_64, "bin/x", `path "bin/x": uprobe_events takes an absolute path without blanks or control characters`},
 		{elf.EM_X86_64, "/my bin/x", `path "/my bin/x": uprobe_events takes an absolute path without blanks or control characters`},
 		{elf.EM_X86_64, "/my\x1bbin", `path "/my\x1bbin": uprobe_events takes an absolute path without blanks or control characters`},
