@@ -170,6 +170,9 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 	if s.PCOffsetErr != nil {
 		return nil, s.PCOffsetErr
 	}
+	if m == elf.EM_ARM && s.PCOffset%4 != 0 {
+		return nil, fmt.Errorf("site at offset %#x: Arm uprobes take ARM code, 4-byte aligned, not Thumb code", s.PCOffset)
+	}
 	if o == nil {
 		o = &Options{}
 	}

@@ -95,6 +95,11 @@ func TestDefineErrors(t *testing.T) {
 			t.Errorf("Define(%v, %q) = %v, want %s", tt.m, tt.path, err, tt.want)
 		}
 	}
+	thumb := &stapsdt.Site{PC: 0x1133, PCOffset: 0x1132}
+	want := "site at offset 0x1132: Arm uprobes take ARM code, 4-byte aligned, not Thumb code"
+	if _, err := Define(thumb, elf.EM_ARM, "/bin/x", "g", "e", nil); err == nil || err.Error() != want {
+		t.Errorf("Define of a Thumb site = %v, want %s", err, want)
+	}
 	s.PCOffsetErr = errors.New("pc in no executable segment")
 	if _, err := Define(s, elf.EM_X86_64, "/bin/x", "g", "e", nil); err != s.PCOffsetErr {
 		t.Errorf("Define of a site outside code = %v", err)
