@@ -21,6 +21,9 @@ func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 	if a.Float {
 		return "", errFloat
 	}
+	if err := checkSize(a.Size); err != nil {
+		return "", err
+	}
 	size := a.Size
 	switch a.Kind {
 	case argspec.Const:

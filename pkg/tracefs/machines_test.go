@@ -20,6 +20,11 @@ func TestDefineMachines(t *testing.T) {
 		want    string // the fetch arguments
 		leftOut []string
 	}{
+		// No fetch type is wider than 8 bytes: the kernel would refuse
+		// the whole definition.
+		{"x86-64 wider than 8 bytes", elf.EM_X86_64, "16@-32(%rbp) 8@%rax", elf.ET_DYN, "arg1=%ax:u64",
+			[]string{`arg0 "16@-32(%rbp)" left out: 16-byte value: fetch types are at most 8 bytes`}},
+
 		// i386: the pt_regs names of i386 and x86-64 kernels alike,
 		// 4 bytes for an unsized operand.
 		{"i386 registers", elf.EM_386, "-4@%eax 4@%edi -2@%si 1@%bl %ecx 4@%esp 4@%ebp", elf.ET_DYN,
