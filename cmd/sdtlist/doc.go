@@ -190,7 +190,9 @@ To trace with them as root, where tracefs is mounted:
 
 and remove them, once disabled, with a "-:sdt_fx/all" line each. A site
 that cannot be an event at all, such as one in 32-bit Arm's Thumb code,
-which Arm uprobes refuse, is a comment line alone:
+which Arm uprobes refuse (a site whose file has no symbols that say it
+is ARM code is refused too: compile with -marm, keep .symtab), is a
+comment line alone:
 
 	# fx:guarded at 0x526 left out: site at offset 0x526: Arm uprobes take ARM code, 4-byte aligned, not Thumb code
 */

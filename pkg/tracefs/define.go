@@ -152,6 +152,11 @@ type Options struct {
 	Strings func(i int) bool
 	// Comm sets Definition.Comm.
 	Comm bool
+	// ARM, for a 32-bit Arm file, reports whether the code at a
+	// link-time address is ARM code (see ARMCode): the kernel's Arm
+	// uprobes take no Thumb code, over which their breakpoint would be
+	// another instruction. Sites it does not vouch for are refused.
+	ARM func(pc uint64) bool
 }
 
 // Define returns the definition of site s of the file at path, of
@@ -170,11 +175,16 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 	if s.PCOffsetErr != nil {
 		return nil, s.PCOffsetErr
 	}
-	if m == elf.EM_ARM && s.PCOffset%4 != 0 {
-		return nil, fmt.Errorf("site at offset %#x: Arm uprobes take ARM code, 4-byte aligned, not Thumb code", s.PCOffset)
-	}
 	if o == nil {
 		o = &Options{}
+	}
+	if m == elf.EM_ARM {
+		switch {
+		case s.PCOffset%4 != 0:
+			return nil, fmt.Errorf("site at offset %#x: Arm uprobes take ARM code, 4-byte aligned, not Thumb code", s.PCOffset)
+		case o.ARM == nil || !o.ARM(s.PC):
+			return nil, fmt.Errorf("site at offset %#x: %w", s.PCOffset, errNotARM)
+		}
 	}
 	d := &Definition{Group: group, Event: event, Path: path, Offset: s.PCOffset, Comm: o.Comm}
 	if s.HasSemaphore() {

@@ -100,6 +100,12 @@ func TestDefineErrors(t *testing.T) {
 	if _, err := Define(thumb, elf.EM_ARM, "/bin/x", "g", "e", nil); err == nil || err.Error() != want {
 		t.Errorf("Define of a Thumb site = %v, want %s", err, want)
 	}
+	aligned := &stapsdt.Site{PC: 0x1134, PCOffset: 0x1134}
+	for _, arm := range []func(uint64) bool{nil, func(uint64) bool { return false }} {
+		if _, err := Define(aligned, elf.EM_ARM, "/bin/x", "g", "e", &Options{ARM: arm}); !errors.Is(err, errNotARM) {
+			t.Errorf("Define of an aligned site not vouched for as ARM code = %v, want %v", err, errNotARM)
+		}
+	}
 	s.PCOffsetErr = errors.New("pc in no executable segment")
 	if _, err := Define(s, elf.EM_X86_64, "/bin/x", "g", "e", nil); err != s.PCOffsetErr {
 		t.Errorf("Define of a site outside code = %v", err)

@@ -37,10 +37,13 @@
 // The zero registers (xzr, zero, $r0) read as \0. i386, 32-bit Arm and
 // 32-bit Power files are traced by 32-bit kernels (i386 files by x86-64
 // kernels too), whose immediates hold 32 bits, widened without their
-// sign, and whose registers hold 4 bytes. Arm uprobes take ARM code only:
-// Define refuses a site that is not 4-byte aligned, as Thumb code's may
-// be, but cannot tell a Thumb site that is (compile with -marm). EM_RISCV
-// is taken to be RV64 and EM_S390 s390x.
+// sign, and whose registers hold 4 bytes. Arm uprobes take ARM code only,
+// their breakpoint being another instruction in Thumb code: Define
+// refuses a site that is not 4-byte aligned, and one that Options.ARM
+// does not vouch for as ARM code, which ARMCode tells from the file's
+// mapping symbols ($a, $t), or from the Thumb bit of its function
+// symbols: a stripped file's sites are refused (compile with -marm, keep
+// .symtab). EM_RISCV is taken to be RV64 and EM_S390 s390x.
 //
 // Operands with no fetch argument form are left out of the definition, and
 // only they: memory indexed by a register (SIB, [x1, x2], 9,10,

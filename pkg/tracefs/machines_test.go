@@ -111,7 +111,8 @@ func TestDefineMachines(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &stapsdt.Site{Provider: "p", Name: "n", Args: tt.args, PC: 0x1130, PCOffset: 0x1130}
-			d, err := Define(s, tt.m, "/bin/x", "sdt_p", "n", &Options{Symbols: syms, Type: tt.typ})
+			arm := func(pc uint64) bool { return true }
+			d, err := Define(s, tt.m, "/bin/x", "sdt_p", "n", &Options{Symbols: syms, Type: tt.typ, ARM: arm})
 			if err != nil {
 				t.Fatal(err)
 			}
