@@ -22,7 +22,8 @@ The flags are:
 	--uprobe-events
 		Print the kernel's uprobe_events definition of each site instead
 		of NDJSON, for tracing without BPF (see Uprobe events below).
-		Files of x86-64 only.
+		Files of x86-64, i386, aarch64, arm, riscv, ppc64, ppc, s390x
+		and loongarch.
 	-h
 		Print the usage and exit.
 
@@ -169,13 +170,14 @@ the probe's name, with _1, _2 and on for the second and later sites of
 a probe, each made of letters, digits and '_' only. OFFSET is the site's
 file offset, SEMAPHORE_OFFSET its semaphore's, which the kernel raises
 as a reference counter while the event is enabled. Each argument the
-note gives is fetched as its operand says (registers, memory at a
-register, globals relative to the site, constants), typed sN or uN by
-its size and sign, and named argN from 0 as sdtattach names them. An
-argument with no fetch argument form (memory indexed by a register,
-floating-point values, a symbol added to a register in a
-position-independent file) is left out of the line, and a comment line
-before it says which and why:
+note gives is fetched as its operand says (registers, by the names the
+kernel of the file's machine gives them, memory at a register, globals
+relative to the site, constants), typed sN or uN by its size and sign,
+and named argN from 0 as sdtattach names them. An argument with no
+fetch argument form (memory indexed by a register, floating-point
+values, a symbol added to a register in a position-independent file, a
+value in a pair of registers on a 32-bit machine) is left out of the
+line, and a comment line before it says which and why:
 
 	# fx:all at 0x1164: arg3 "8@(%rbx,%rcx,8)" left out: memory indexed by a register: fetch arguments have no such form
 	p:sdt_fx/all /usr/bin/fx:0x1164 arg0=%ax:s64 arg1=+0(%bx):u64 arg2=+16(%bx):u64 arg4=+11964(%ip):u64
@@ -186,6 +188,12 @@ To trace with them as root, where tracefs is mounted:
 	echo 1 > /sys/kernel/tracing/events/sdt_fx/enable
 	cat /sys/kernel/tracing/trace_pipe
 
-and remove them, once disabled, with a "-:sdt_fx/all" line each.
+and remove them, once disabled, with a "-:sdt_fx/all" line each. A site
+that cannot be an event at all, such as one in 32-bit Arm's Thumb code,
+which Arm uprobes refuse (a site whose file has no symbols that say it
+is ARM code is refused too: compile with -marm, keep .symtab), is a
+comment line alone:
+
+	# fx:guarded at 0x526 left out: site at offset 0x526: Arm uprobes take ARM code, 4-byte aligned, not Thumb code
 */
 package main

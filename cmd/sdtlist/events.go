@@ -72,6 +72,9 @@ func (u *uprobeEvents) open(file string) {
 	}
 	defer f.Close()
 	u.opts.Type = f.Type
+	if f.Machine == elf.EM_ARM {
+		u.opts.ARM = tracefs.ARMCode(f)
+	}
 	u.opts.Symbols, _ = stapsdt.Symbols(f) // an operand naming a symbol is left out with its error
 }
 

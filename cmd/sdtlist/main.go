@@ -73,7 +73,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs := cli.FlagSet("sdtlist", usageText, stderr)
 	fs.BoolVar(&c.table, "t", false, "print an aligned table instead of NDJSON")
 	fs.IntVar(&c.pid, "p", 0, "list the probes of every object process `PID` maps")
-	fs.BoolVar(&c.events, "uprobe-events", false, "print a uprobe_events definition per site instead of NDJSON (x86-64)")
+	fs.BoolVar(&c.events, "uprobe-events", false, "print a uprobe_events definition per site instead of NDJSON")
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
 	}

@@ -12,8 +12,28 @@ import (
 )
 
 // ErrMachine is the error of Define for a file of a machine whose
-// operands it does not translate.
+// operands it does not translate: one that package argspec does not
+// parse.
 var ErrMachine = errors.New("machine not supported")
+
+// A fetchFunc returns the fetch argument of operand a at the site whose
+// link-time address is pc.
+type fetchFunc func(a *argspec.Arg, pc uint64, o *Options) (string, error)
+
+// fetcher returns the fetchFunc of machine m, nil for one Define does not
+// know.
+func fetcher(m elf.Machine) fetchFunc {
+	switch m {
+	case elf.EM_X86_64:
+		return fetchAMD64
+	case elf.EM_386:
+		return fetchI386
+	}
+	if mc, ok := machines[m]; ok {
+		return mc.fetch
+	}
+	return nil
+}
 
 // A Definition is one uprobe_events probe event: a line of the file
 // uprobe_events, as String writes it.
@@ -132,6 +152,11 @@ type Options struct {
 	Strings func(i int) bool
 	// Comm sets Definition.Comm.
 	Comm bool
+	// ARM, for a 32-bit Arm file, reports whether the code at a
+	// link-time address is ARM code (see ARMCode): the kernel's Arm
+	// uprobes take no Thumb code, over which their breakpoint would be
+	// another instruction. Sites it does not vouch for are refused.
+	ARM func(pc uint64) bool
 }
 
 // Define returns the definition of site s of the file at path, of
@@ -140,8 +165,9 @@ type Options struct {
 // Define does not know, a path the kernel cannot take, or a site in no
 // executable segment.
 func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o *Options) (*Definition, error) {
-	if m != elf.EM_X86_64 {
-		return nil, fmt.Errorf("%w: %v (only x86-64 is)", ErrMachine, m)
+	fetch := fetcher(m)
+	if fetch == nil {
+		return nil, fmt.Errorf("%w: %v", ErrMachine, m)
 	}
 	if !strings.HasPrefix(path, "/") || strings.ContainsFunc(path, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return nil, fmt.Errorf("path %q: uprobe_events takes an absolute path without blanks or control characters", path)
@@ -152,6 +178,14 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 	if o == nil {
 		o = &Options{}
 	}
+	if m == elf.EM_ARM {
+		switch {
+		case s.PCOffset%4 != 0:
+			return nil, fmt.Errorf("site at offset %#x: Arm uprobes take ARM code, 4-byte aligned, not Thumb code", s.PCOffset)
+		case o.ARM == nil || !o.ARM(s.PC):
+			return nil, fmt.Errorf("site at offset %#x: %w", s.PCOffset, errNotARM)
+		}
+	}
 	d := &Definition{Group: group, Event: event, Path: path, Offset: s.PCOffset, Comm: o.Comm}
 	if s.HasSemaphore() {
 		if s.SemaphoreOffsetErr != nil {
@@ -161,7 +195,7 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 		}
 	}
 	for i, a := range argspec.ParseArgs(s.Args, m) {
-		f, err := fetchAMD64(&a, s.PC, o)
+		f, err := fetch(&a, s.PC, o)
 		if err == nil && o.Strings != nil && o.Strings(i) {
 			f, err = stringFetch(f)
 		}
@@ -183,120 +217,4 @@ func stringFetch(f string) (string, error) {
 		return "", errors.New("a string at a register's high byte: no such pointer")
 	}
 	return "+0(" + loc + "):string", nil
-}
-
-// x86NopLen is the length of the nop at a site: %ip points past it once
-// the site's instruction has run, as the operands compiled there assume.
-const x86NopLen = 1
-
-// fetchAMD64 returns the fetch argument of an x86-64 operand at the site
-// whose link-time address is pc.
-func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
-	if a.Err != nil {
-		return "", a.Err
-	}
-	if a.Float {
-		return "", errors.New("floating-point: fetch arguments have no such type")
-	}
-	size := a.Size
-	switch a.Kind {
-	case argspec.Const:
-		return `\` + strconv.FormatInt(a.Offset, 10) + ":" + typeName(orEight(size), a.Signed), nil
-	case argspec.Register:
-		reg, err := regAMD64(a.Base)
-		if err != nil {
-			return "", err
-		}
-		if size == 0 || size > a.Base.Size {
-			size = a.Base.Size
-		}
-		if a.Base.Shift != 0 {
-			if a.Signed {
-				return "", fmt.Errorf("signed %%%s: bitfields are unsigned", a.Base.Name)
-			}
-			return fmt.Sprintf("%s:b%d@%d/64", reg, size*8, a.Base.Shift), nil
-		}
-		return reg + ":" + typeName(size, a.Signed), nil
-	case argspec.Memory:
-		off := a.Offset
-		if a.Base.Name == "rip" {
-			return memory(off+x86NopLen, "%ip", size, a.Signed), nil
-		}
-		reg, err := regAMD64(a.Base)
-		if err != nil {
-			return "", err
-		}
-		if a.Symbol != "" {
-			if a.Reloc != "" {
-				return "", fmt.Errorf("relocation %s not supported", a.Reloc)
-			}
-			if o.Type != elf.ET_EXEC {
-				return "", fmt.Errorf("%s plus a register in a position-independent file: the load bias has no fetch argument form", a.Symbol)
-			}
-			sym, err := symbol(a.Symbol, o)
-			if err != nil {
-				return "", err
-			}
-			off += int64(sym)
-		}
-		return memory(off, reg, size, a.Signed), nil
-	case argspec.Symbol:
-		sym, err := symbol(a.Symbol, o)
-		if err != nil {
-			return "", err
-		}
-		// The distance from the site, which the load bias moves as it
-		// moves the symbol.
-		return memory(int64(sym+uint64(a.Offset)-pc), "%ip", size, a.Signed), nil
-	case argspec.SIB:
-		return "", errors.New("memory indexed by a register: fetch arguments have no such form")
-	case argspec.FloatRegister:
-		return "", fmt.Errorf("floating-point register %%%s: not in pt_regs", a.Base.Name)
-	}
-	return "", fmt.Errorf("operand kind %v not supported", a.Kind)
-}
-
-func symbol(name string, o *Options) (uint64, error) {
-	sym, ok := o.Symbols[name]
-	if !ok {
-		return 0, fmt.Errorf("no unique symbol %q", name)
-	}
-	return sym, nil
-}
-
-// memory returns the fetch argument of the memory at reg plus off.
-func memory(off int64, reg string, size int, signed bool) string {
-	sign := "+"
-	if off < 0 {
-		sign = ""
-	}
-	return sign + strconv.FormatInt(off, 10) + "(" + reg + "):" + typeName(orEight(size), signed)
-}
-
-func orEight(size int) int {
-	if size == 0 {
-		return 8
-	}
-	return size
-}
-
-// typeName returns the fetch type of an integer of size bytes.
-func typeName(size int, signed bool) string {
-	t := "u"
-	if signed {
-		t = "s"
-	}
-	return t + strconv.Itoa(size*8)
-}
-
-// regAMD64 returns the name uprobe_events gives the full register r is
-// part of: the pt_regs field, as %ax for %rax, %eax and %al.
-func regAMD64(r argspec.Reg) (string, error) {
-	switch b := r.Base; b {
-	case "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp":
-		return "%" + b[1:], nil
-	case "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15":
-		return "%" + b, nil
-	}
-	return "", fmt.Errorf("register %%%s not in pt_regs", r.Name)
 }

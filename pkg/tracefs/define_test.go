@@ -86,13 +86,24 @@ func TestDefineErrors(t *testing.T) {
 		path string
 		want string
 	}{
-		{elf.EM_AARCH64, "/bin/x", "machine not supported: EM_AARCH64 (only x86-64 is)"},
+		{elf.EM_MIPS, "/bin/x", "machine not supported: EM_MIPS"},
 		{elf.EM_X86_64, "bin/x", `path "bin/x": uprobe_events takes an absolute path without blanks or control characters`},
 		{elf.EM_X86_64, "/my bin/x", `path "/my bin/x": uprobe_events takes an absolute path without blanks or control characters`},
 		{elf.EM_X86_64, "/my\x1bbin", `path "/my\x1bbin": uprobe_events takes an absolute path without blanks or control characters`},
 	} {
 		if _, err := Define(s, tt.m, tt.path, "g", "e", nil); err == nil || err.Error() != tt.want {
 			t.Errorf("Define(%v, %q) = %v, want %s", tt.m, tt.path, err, tt.want)
+		}
+	}
+	thumb := &stapsdt.Site{PC: 0x1133, PCOffset: 0x1132}
+	want := "site at offset 0x1132: Arm uprobes take ARM code, 4-byte aligned, not Thumb code"
+	if _, err := Define(thumb, elf.EM_ARM, "/bin/x", "g", "e", nil); err == nil || err.Error() != want {
+		t.Errorf("Define of a Thumb site = %v, want %s", err, want)
+	}
+	aligned := &stapsdt.Site{PC: 0x1134, PCOffset: 0x1134}
+	for _, arm := range []func(uint64) bool{nil, func(uint64) bool { return false }} {
+		if _, err := Define(aligned, elf.EM_ARM, "/bin/x", "g", "e", &Options{ARM: arm}); !errors.Is(err, errNotARM) {
+			t.Errorf("Define of an aligned site not vouched for as ARM code = %v, want %v", err, errNotARM)
 		}
 	}
 	s.PCOffsetErr = errors.New("pc in no executable segment")

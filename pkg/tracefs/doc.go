@@ -10,8 +10,7 @@
 //
 //	p:sdt_demo/tick /usr/bin/demo:0x1139(0x4010) arg0=%di:s64 arg1=-4(%bp):s32
 //
-// Operands translate as follows on x86-64 (other machines are not yet
-// supported: Define returns ErrMachine):
+// Operands translate as follows on x86-64:
 //
 //	$5             \5                   an immediate
 //	%rdi, %eax     %di, %ax             a register; its size is the type's
@@ -20,11 +19,47 @@
 //	sym(%rip)      +D(%ip)              a global: D is its distance from the site
 //	16(%rip)       +17(%ip)             past the site's 1-byte nop
 //
+// The kernel's %ip is the site's address when the event fires, wherever
+// the file is loaded. On the other machines package argspec parses,
+// registers go by the names of the architecture's
+// regs_query_register_offset table, memory is +D(%REG), and an unsized
+// operand is as wide as a general register:
+//
+//	i386       %eax, %esp, %ah        %ax, %sp, %ax:b8@8/32  the names of i386 and x86-64 kernels
+//	           sym, sym@GOTOFF(%ebx)  +D(%ip)                a global, absolute or GOT-relative
+//	aarch64    x0, w3, [x29, -16]     %x0, %x3, -16(%x29)
+//	arm        r0, fp, [fp, #-8]      %r0, %fp, -8(%fp)      r11 to r14 as fp, ip, sp, lr
+//	riscv      a0, x10, fp, -8(s0)    %a0, %a0, %s0, -8(%s0) the ABI names
+//	ppc64, ppc 3, -8(31), i5          %gpr3, -8(%gpr31), \5
+//	s390x      %r2, 160(%r15)         %r2, +160(%r15)
+//	loongarch  $a0, $sp, $r3,8        %r4, %r3, +8(%r3)      rN, not the ABI names
+//
+// The zero registers (xzr, zero, $r0) read as \0. i386, 32-bit Arm and
+// 32-bit Power files are traced by 32-bit kernels (i386 files by x86-64
+// kernels too), whose immediates hold 32 bits, widened without their
+// sign, and whose registers hold 4 bytes. Arm uprobes take ARM code only,
+// their breakpoint being another instruction in Thumb code: Define
+// refuses a site that is not 4-byte aligned, and one that Options.ARM
+// does not vouch for as ARM code, which ARMCode tells from the file's
+// mapping symbols ($a, $t), or from the Thumb bit of its function
+// symbols: a stripped file's sites are refused (compile with -marm, keep
+// .symtab). EM_RISCV is taken to be RV64 and EM_S390 s390x.
+//
 // Operands with no fetch argument form are left out of the definition, and
-// only they: memory indexed by a register (SIB), floating-point values,
-// a symbol added to a register in a position-independent file (the load
-// bias is no register), a signed high byte. Definition.LeftOut says which
-// and why.
+// only they: memory indexed by a register (SIB, [x1, x2], 9,10,
+// 8(%r1,%r2)), floating-point values, a symbol added to a register in a
+// position-independent file (the load bias is no register), a signed high
+// byte, a value of more than 8 bytes; on 32-bit machines, a value in a
+// pair of registers (gcc's 8-byte values) and a constant that 32 bits do
+// not hold; Arm's pc, which the kernel gives as the site's address and an
+// instruction reads as its own plus 8. Definition.LeftOut says which and
+// why.
+//
+// Globals are fetched relative to the register holding the site's
+// address, not as @+OFFSET, which the kernel reads at the address of
+// OFFSET in the mapping of the site's segment (not the global's) and
+// which kernels since 4.20 read at twice OFFSET unless they have the fix
+// "tracing/probes: Fix double addition of offset for @+FOFFSET".
 //
 // Event names are what the kernel accepts: letters, digits and '_',
 // starting with a letter or '_', at most MaxName bytes. A Namer makes them

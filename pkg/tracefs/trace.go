@@ -2,6 +2,7 @@ package tracefs
 
 import (
 	"cmp"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -373,6 +374,13 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 			return nil, nil, err
 		}
 		syms, _ := tg.Symbols() // operands that need them are left out without
+		var arm func(uint64) bool
+		if f.Machine == elf.EM_ARM {
+			if ef, err := elf.Open(tg.Path); err == nil {
+				arm = ARMCode(ef)
+				ef.Close()
+			}
+		}
 		for _, bs := range a.Sites {
 			num := n
 			n++
@@ -388,6 +396,7 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 				Type:    f.Type,
 				Comm:    true,
 				Strings: func(i int) bool { return i < len(ps.Args) && ps.Args[i].Type.Kind == probespec.String },
+				ARM:     arm,
 			})
 			if err != nil {
 				warn(o, fmt.Errorf("%s: %v: site at %#x left out: %w", tg.Name, p, note.PC, err))

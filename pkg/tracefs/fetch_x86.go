@@ -1,0 +1,196 @@
+package tracefs
+
+import (
+	"debug/elf"
+	"fmt"
+	"strconv"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
+)
+
+// x86NopLen is the length of the nop at a site: %ip points past it once
+// the site's instruction has run, as the operands compiled there assume.
+const x86NopLen = 1
+
+// fetchAMD64 returns the fetch argument of an x86-64 operand at the site
+// whose link-time address is pc.
+func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
+	if a.Err != nil {
+		return "", a.Err
+	}
+	if a.Float {
+		return "", errFloat
+	}
+	if err := checkSize(a.Size); err != nil {
+		return "", err
+	}
+	size := a.Size
+	switch a.Kind {
+	case argspec.Const:
+		return `\` + strconv.FormatInt(a.Offset, 10) + ":" + typeName(orEight(size), a.Signed), nil
+	case argspec.Register:
+		reg, err := regAMD64(a.Base)
+		if err != nil {
+			return "", err
+		}
+		if size == 0 || size > a.Base.Size {
+			size = a.Base.Size
+		}
+		if a.Base.Shift != 0 {
+			if a.Signed {
+				return "", fmt.Errorf("signed %%%s: bitfields are unsigned", a.Base.Name)
+			}
+			return fmt.Sprintf("%s:b%d@%d/64", reg, size*8, a.Base.Shift), nil
+		}
+		return reg + ":" + typeName(size, a.Signed), nil
+	case argspec.Memory:
+		if a.Base.Name == "rip" {
+			return memory(a.Offset+x86NopLen, "%ip", size, a.Signed), nil
+		}
+		reg, err := regAMD64(a.Base)
+		if err != nil {
+			return "", err
+		}
+		off, err := absolute(a, o)
+		if err != nil {
+			return "", err
+		}
+		return memory(off, reg, size, a.Signed), nil
+	case argspec.Symbol:
+		sym, err := symbol(a.Symbol, o)
+		if err != nil {
+			return "", err
+		}
+		// The distance from the site, which the load bias moves as it
+		// moves the symbol.
+		return memory(int64(sym+uint64(a.Offset)-pc), "%ip", size, a.Signed), nil
+	case argspec.SIB:
+		return "", errSIB
+	case argspec.FloatRegister:
+		return "", fmt.Errorf("floating-point register %%%s: not in pt_regs", a.Base.Name)
+	}
+	return "", fmt.Errorf("operand kind %v not supported", a.Kind)
+}
+
+// regAMD64 returns the name uprobe_events gives the full register r is
+// part of: the pt_regs field, as %ax for %rax, %eax and %al.
+func regAMD64(r argspec.Reg) (string, error) {
+	switch b := r.Base; b {
+	case "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp":
+		return "%" + b[1:], nil
+	case "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15":
+		return "%" + b, nil
+	}
+	return "", fmt.Errorf("register %%%s not in pt_regs", r.Name)
+}
+
+// fetchI386 is fetchAMD64 for an i386 operand. Its registers go by the
+// names of the pt_regs fields of an i386 kernel, which an x86-64 kernel
+// gives the same 32-bit task's registers too, zero-extended: %ax for
+// %eax.
+func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
+	if a.Err != nil {
+		return "", a.Err
+	}
+	if a.Float {
+		return "", errFloat
+	}
+	if err := checkSize(a.Size); err != nil {
+		return "", err
+	}
+	size := a.Size
+	switch a.Kind {
+	case argspec.Const:
+		return immediate(a.Offset, orFour(size), a.Signed, 4)
+	case argspec.Register:
+		reg, err := regI386(a.Base)
+		if err != nil {
+			return "", err
+		}
+		if size > a.Base.Size && a.Index.Name != "" {
+			return "", fmt.Errorf("%d-byte value in %%%s:%%%s: a fetch argument reads one register", size, a.Index.Name, a.Base.Name)
+		}
+		if size == 0 || size > a.Base.Size {
+			size = a.Base.Size
+		}
+		if a.Base.Shift != 0 {
+			if a.Signed {
+				return "", fmt.Errorf("signed %%%s: bitfields are unsigned", a.Base.Name)
+			}
+			// A 32-bit container: the register's own width, on either kernel.
+			return fmt.Sprintf("%s:b%d@%d/32", reg, size*8, a.Base.Shift), nil
+		}
+		return reg + ":" + typeName(size, a.Signed), nil
+	case argspec.Memory:
+		size = orFour(size)
+		if a.Reloc == argspec.RelocGOTOFF {
+			// The register holds the GOT's address, so the operand is
+			// the symbol's: read relative to the site as a global is.
+			sym, err := symbol(a.Symbol, o)
+			if err != nil {
+				return "", err
+			}
+			return memory(int64(sym+uint64(a.Offset)-pc), "%ip", size, a.Signed), nil
+		}
+		reg, err := regI386(a.Base)
+		if err != nil {
+			return "", err
+		}
+		off, err := absolute(a, o)
+		if err != nil {
+			return "", err
+		}
+		return memory(off, reg, size, a.Signed), nil
+	case argspec.Symbol:
+		// An absolute address, as non-PIC code has it: the distance from
+		// the site, which the load bias moves as it moves the symbol.
+		sym, err := symbol(a.Symbol, o)
+		if err != nil {
+			return "", err
+		}
+		return memory(int64(sym+uint64(a.Offset)-pc), "%ip", orFour(size), a.Signed), nil
+	case argspec.SIB:
+		return "", errSIB
+	case argspec.FloatRegister:
+		return "", fmt.Errorf("floating-point register %%%s: not in pt_regs", a.Base.Name)
+	}
+	return "", fmt.Errorf("operand kind %v not supported", a.Kind)
+}
+
+// absolute returns the displacement of a memory operand, its symbol's
+// link-time address included, which is its run-time address only in a
+// file that is not position-independent.
+func absolute(a *argspec.Arg, o *Options) (int64, error) {
+	off := a.Offset
+	if a.Symbol == "" {
+		return off, nil
+	}
+	if a.Reloc != "" {
+		return 0, fmt.Errorf("relocation %s not supported", a.Reloc)
+	}
+	if o.Type != elf.ET_EXEC {
+		return 0, fmt.Errorf("%s plus a register in a position-independent file: the load bias has no fetch argument form", a.Symbol)
+	}
+	sym, err := symbol(a.Symbol, o)
+	if err != nil {
+		return 0, err
+	}
+	return off + int64(sym), nil
+}
+
+func orFour(size int) int {
+	if size == 0 {
+		return 4
+	}
+	return size
+}
+
+// regI386 returns the name uprobe_events gives the register r is part of
+// on i386 and x86-64 kernels alike: %ax for %eax, %ax and %al.
+func regI386(r argspec.Reg) (string, error) {
+	switch b := r.Base; b {
+	case "eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp":
+		return "%" + b[1:], nil
+	}
+	return "", fmt.Errorf("register %%%s not in pt_regs", r.Name)
+}
