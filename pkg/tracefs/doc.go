@@ -81,7 +81,8 @@
 // their fields (Definition.Layout), whatever their probes: the first
 // site of a layout defines the event, the others are appended to it as
 // further probes of the same event (Linux 5.7), and the site field tells
-// their records apart.
+// their records apart. On older kernels, which have neither, every site
+// is an event of its own (TraceOptions.PerSite).
 //
 // The events are enabled by perf events (PERF_TYPE_TRACEPOINT, the
 // event's id), not by ftrace's enable file: a uprobe lives as long as a
