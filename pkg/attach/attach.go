@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -252,8 +253,11 @@ func (p *Plan) Attach() (*Tracer, error) {
 }
 
 // following reports whether the plan follows the libraries its process
-// loads (Options.Dlopen).
-func (p *Plan) following() bool { return p.opts.Dlopen && p.opts.PID != 0 }
+// loads (Options.Dlopen): a PROVIDER:NAME specification may find probes
+// there.
+func (p *Plan) following() bool {
+	return p.opts.Dlopen && p.opts.PID != 0 && slices.ContainsFunc(p.specs, func(s probespec.Spec) bool { return s.Path == "" })
+}
 
 // room returns the most sites and probes the program is loaded for:
 // those of the plan and, when following, room for more.

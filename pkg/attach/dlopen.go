@@ -332,7 +332,7 @@ func findEach(specs []probespec.Spec, o *probe.Options) *probe.Selection {
 // strings: a PROVIDER:NAME specification gives str, or Options.Types,
 // whose char * arguments are strings, is given.
 func (p *Plan) mayReadStrings() bool {
-	if !p.opts.Dlopen || p.opts.PID == 0 {
+	if !p.following() {
 		return false
 	}
 	if p.opts.Types != nil {
