@@ -119,10 +119,11 @@ func (a *aggConfig) latencyProbes(probes bool) ([]string, error) {
 	return parts, nil
 }
 
-// aggregateRun aggregates in the kernel and writes a record per probe
-// and key every --interval and at the end: on a signal, at the -d
-// duration, or when the -p process exits.
-func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.Writer, logger *log.Logger) error {
+// aggregateRun aggregates in the kernel, or with tracefs in this process
+// as the events come, and writes a record per probe and key every
+// --interval and at the end: on a signal, at the -d duration, or when the
+// -p process exits.
+func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *attach.Plan, tracefs bool, stdout io.Writer, logger *log.Logger) error {
 	// --listen: an address taken fails before anything is attached.
 	var ln net.Listener
 	if c.listen.addr != "" {
@@ -135,7 +136,13 @@ func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.W
 			stdout = io.Discard
 		}
 	}
-	ag, err := plan.Aggregate(&c.agg.agg)
+	var ag *attach.Aggregator
+	var err error
+	if tracefs {
+		ag, err = aggregateTracefs(c, opts, plan, logger)
+	} else {
+		ag, err = plan.Aggregate(&c.agg.agg)
+	}
 	if errors.As(err, new(*attach.KeyError)) {
 		logger.Print(err)
 		return cli.ErrUsage
@@ -163,11 +170,32 @@ func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.W
 		err = ag.Run(ctx, c.agg.interval, emit)
 	}
 	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost)
-	if n := ag.Skipped(); n > 0 {
+	switch n := ag.Skipped(); {
+	case n > 0 && tracefs:
+		logger.Printf("%d probe hits were not counted (lost in a full ring buffer: see --bufsize)", n)
+	case n > 0:
 		logger.Printf("%d probe hits were not counted (of an unknown site, or with no room to count them as lost)", n)
 	}
 	if cerr := ag.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("detach: %w", cerr)
 	}
 	return err
+}
+
+// aggregateTracefs aggregates the events of the tracefs backend in this
+// process, as the kernel would with BPF (attach.Plan.AggregateEvents).
+func aggregateTracefs(c *config, opts *attach.Options, plan *attach.Plan, logger *log.Logger) (*attach.Aggregator, error) {
+	if err := plan.CheckAggregation(&c.agg.agg); err != nil {
+		return nil, err
+	}
+	t, err := openTracefs(c, opts, plan, logger)
+	if err != nil {
+		return nil, err
+	}
+	ag, err := plan.AggregateEvents(&c.agg.agg, t)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return ag, nil
 }

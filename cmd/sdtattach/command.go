@@ -175,8 +175,6 @@ func (c *config) checkCommand(set map[string]bool) error {
 		return errors.New("--cmd-stdout needs -c")
 	case set["f"] && !set["c"]:
 		return errors.New("-f needs -c")
-	case set["f"] && c.backend == "tracefs":
-		return errors.New("-f needs --backend bpf: the cgroup is checked in the BPF program")
 	}
 	return nil
 }

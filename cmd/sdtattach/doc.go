@@ -200,10 +200,8 @@ forbids bpf(2) to root). It then says so on stderr, with the cause:
 
 	sdtattach: BPF is not permitted (load: ...); tracing with --backend tracefs
 
-Only streaming falls back: with --count, --hist, --stats, --latency,
---filter or --attach-only the BPF error stands, with a hint. Without
-privilege no backend is tried but BPF: tracefs needs it too. --backend
-bpf and --backend tracefs force one.
+Without privilege no backend is tried but BPF: tracefs needs it too.
+--backend bpf and --backend tracefs force one.
 
 --backend tracefs traces without BPF, through the kernel's uprobe_events
 (package tracefs): each site is defined as a uprobe probe in a group of
@@ -217,9 +215,16 @@ the same as with BPF, with these differences: an argument with no fetch
 argument form (memory indexed by a register, a floating-point value, a
 symbol plus a register in a PIE) is null, with a warning; a number in
 memory that cannot be read is 0; a strN string also ends at its first
-NUL; events are in time order per CPU only. --count, --hist, --stats,
---latency, --filter and --attach-only are not done with it yet; -p, -c,
--n, -d, --types and the argument types are.
+NUL; events are in time order per CPU only; PROVIDER:NAME is not
+searched in the libraries a -c command loads later. -p, -c, -f, -n, -d,
+--types, the argument types, --filter and --attach-only work as with
+BPF, and so do --count, --hist, --stats and --latency, with --by,
+--interval, --max-keys and --listen: the same records, counted in
+sdtattach from every event rather than in the kernel (each hit costs its
+event, a ring buffer that overflows loses hits, which the summary
+counts, and --filter drops events in sdtattach, not in the kernel). A
+--latency pairs STARTs and ENDs in time order across CPUs: events are
+held back for 150 ms and sorted before they are paired.
 
 # Commands
 
@@ -293,7 +298,12 @@ unloads a library while sdtattach runs, for about a microsecond, and
 stops only those of the command.) A descendant that moves itself to
 another cgroup is no longer traced.
 
-That costs the other processes on the system: without the pid filter,
+With --backend tracefs, the perf events of the command's threads, which
+the processes it forks inherit, put the breakpoints in those processes
+only, not in others; each record carries the cgroup of its thread
+(PERF_SAMPLE_CGROUP), and those of other cgroups are dropped.
+
+With BPF, that costs the other processes on the system: without the pid filter,
 the kernel puts the breakpoints in every process that maps the files
 while sdtattach is attached (for a probe of libc, every process), and
 raises the semaphores of is-enabled probes there; each of their hits

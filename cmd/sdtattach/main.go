@@ -66,7 +66,6 @@ type config struct {
 	filter     *filter.Expr
 	agg        aggConfig
 	backend    string // auto, bpf or tracefs
-	bpfFlag    string // a flag that needs the BPF backend, set with --backend auto
 	listen     listenConfig
 }
 
@@ -138,7 +137,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {
 		return usage("-n and --attach-only do not apply to --count, --hist, --stats or --latency")
 	}
-	if err := c.checkBackend(set); err != nil {
+	if err := c.checkBackend(); err != nil {
 		return usage("%v", err)
 	}
 	if set["latency"] {

@@ -70,19 +70,23 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 		return err
 	}
 	if c.agg.agg.Mode != 0 {
-		err := aggregateRun(ctx, c, plan, stdout, logger)
+		err := aggregateRun(ctx, c, opts, plan, c.backend == "tracefs", stdout, logger)
+		if tfs, ferr := c.fallBack(err, logger); tfs {
+			err = aggregateRun(ctx, c, opts, plan, true, stdout, logger)
+		} else {
+			err = ferr
+		}
 		if errors.Is(err, syscall.EPIPE) {
 			err = nil
 		}
-		_, err = c.fallBack(err, logger)
 		return plan.Status(err)
-	}
-	if c.backend == "tracefs" {
-		return plan.Status(traceTracefs(ctx, c, opts, plan, stdout, logger))
 	}
 	var pids <-chan []int
 	if c.attachOnly && c.pid == 0 {
 		pids = startMappers(ctx, plan.Attachments)
+	}
+	if c.backend == "tracefs" {
+		return plan.Status(traceTracefs(ctx, c, opts, plan, pids, stdout, logger))
 	}
 	t, err := plan.Attach()
 	if err != nil {
@@ -90,7 +94,7 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 		if !tfs {
 			return err
 		}
-		return plan.Status(traceTracefs(ctx, c, opts, plan, stdout, logger))
+		return plan.Status(traceTracefs(ctx, c, opts, plan, pids, stdout, logger))
 	}
 	defer t.Close()
 	if c.attachOnly {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log"
 	"path/filepath"
-	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -15,34 +14,16 @@ import (
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
-	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/tracefs"
 )
 
-// bpfFlags are the flags that only the BPF backend does.
-var bpfFlags = []string{"count", "hist", "stats", "latency", "by", "interval", "max-keys", "filter", "attach-only"}
-
-// checkBackend rejects what --backend tracefs does not do yet, and notes
-// for --backend auto the first flag that needs BPF, c.bpfFlag: with one,
-// there is nothing to fall back to.
-func (c *config) checkBackend(set map[string]bool) error {
+// checkBackend rejects a --backend that is none of the backends.
+func (c *config) checkBackend() error {
 	switch c.backend {
 	case "auto", "bpf", "tracefs":
-	default:
-		return fmt.Errorf("--backend %q: not auto, bpf or tracefs", c.backend)
+		return nil
 	}
-	for _, f := range bpfFlags {
-		if !set[f] {
-			continue
-		}
-		if c.backend == "tracefs" {
-			return fmt.Errorf("--%s: not done with --backend tracefs yet", f)
-		}
-		if c.bpfFlag == "" {
-			c.bpfFlag = f
-		}
-	}
-	return nil
+	return fmt.Errorf("--backend %q: not auto, bpf or tracefs", c.backend)
 }
 
 // withoutBPF returns why err, the error of loading or attaching the BPF
@@ -80,25 +61,25 @@ func (c *config) fallBack(err error, logger *log.Logger) (bool, error) {
 		return false, err
 	}
 	why := withoutBPF(err, tracefsWritable)
-	switch {
-	case why == "":
+	if why == "" {
 		return false, err
-	case c.bpfFlag != "":
-		return false, fmt.Errorf("%w\n--%s needs BPF: without it, only streaming is done, through tracefs (--backend tracefs)", err, c.bpfFlag)
 	}
 	cli.Print(logger, fmt.Errorf("%s (%w); tracing with --backend tracefs", why, err))
 	return true, nil
 }
 
-// traceTracefs streams the events of plan with the tracefs backend:
-// uprobe_events definitions enabled by perf events (package tracefs).
-func traceTracefs(ctx context.Context, c *config, opts *attach.Options, plan *attach.Plan, stdout io.Writer, logger *log.Logger) error {
-	if c.command != "" && slices.ContainsFunc(c.specs, func(s probespec.Spec) bool { return s.Path == "" }) {
+// openTracefs defines and enables the sites of plan with the tracefs
+// backend: uprobe_events definitions enabled by perf events (package
+// tracefs).
+func openTracefs(c *config, opts *attach.Options, plan *attach.Plan, logger *log.Logger) (*tracefs.Tracer, error) {
+	for _, s := range plan.Waiting() {
 		// Stopping the command in the dynamic loader takes BPF.
-		logger.Printf("--backend tracefs: PROVIDER:NAME is not searched in the libraries the command loads later (dlopen): name them by PATH:PROVIDER:NAME")
+		logger.Printf("--backend tracefs: %s: not searched in the libraries the command loads later (dlopen), which takes BPF: name them by PATH:PROVIDER:NAME", cli.Shown(s.String()))
 	}
 	t, err := tracefs.Open(plan, &tracefs.TraceOptions{
 		PID:           opts.PID,
+		Cgroup:        opts.Cgroup,
+		Done:          opts.Done,
 		StringSize:    c.strlen,
 		RingSize:      c.bufsize,
 		FlushInterval: flushInterval,
@@ -106,9 +87,23 @@ func traceTracefs(ctx context.Context, c *config, opts *attach.Options, plan *at
 		Warn:          opts.Warn,
 	})
 	if err != nil {
-		return fmt.Errorf("--backend tracefs: %w", err)
+		return nil, fmt.Errorf("--backend tracefs: %w", err)
+	}
+	return t, nil
+}
+
+// traceTracefs streams the events of plan with the tracefs backend, or
+// with --attach-only prints what it attached; pids are as attachOnly
+// takes them.
+func traceTracefs(ctx context.Context, c *config, opts *attach.Options, plan *attach.Plan, pids <-chan []int, stdout io.Writer, logger *log.Logger) error {
+	t, err := openTracefs(c, opts, plan, logger)
+	if err != nil {
+		return err
 	}
 	defer t.Close()
+	if c.attachOnly {
+		return attachOnly(c, stdout, plan, pids)
+	}
 	out := newOutput(stdout, plan)
 	err = stream(ctx, c, t, out)
 	summary(logger, out, plan)

@@ -289,7 +289,7 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 		follow.stop()
 		return nil, err
 	}
-	ag := &Aggregator{prog: prog, plan: p, agg: *a, probes: probes, dlopen: follow, stopping: make(chan struct{}), closing: make(chan struct{})}
+	ag := &Aggregator{src: bpfSource{prog}, prog: prog, plan: p, agg: *a, probes: probes, dlopen: follow, stopping: make(chan struct{}), closing: make(chan struct{})}
 	if follow != nil {
 		follow.start(p, prog, ag)
 	}
@@ -352,6 +352,31 @@ func (a *Aggregator) prepare(id int, s *Site) error {
 func (a *Aggregator) publish([]*Site)   {}
 func (a *Aggregator) unpublish([]*Site) {}
 
+// An aggSource is where the entries of an Aggregator come from: the BPF
+// program that aggregates in the kernel, or events folded as it would.
+type aggSource interface {
+	// collect ends the interval and gives fn its entries, as
+	// bpf.Program.Collect does.
+	collect(fn func(*bpf.AggEntry)) error
+	// detach ends the hits.
+	detach() error
+	// skipped is the number of hits not counted, not even as lost.
+	skipped() uint64
+	close() error
+}
+
+// bpfSource is the BPF program that aggregates.
+type bpfSource struct{ prog *bpf.Program }
+
+func (b bpfSource) collect(fn func(*bpf.AggEntry)) error { return b.prog.Collect(fn) }
+func (b bpfSource) detach() error                        { return b.prog.Detach() }
+func (b bpfSource) close() error                         { return b.prog.Close() }
+
+func (b bpfSource) skipped() uint64 {
+	n, _ := b.prog.Skipped()
+	return n
+}
+
 func partKind(k aggregate.Key) bpf.PartKind {
 	switch k.Kind {
 	case aggregate.KeyPID:
@@ -370,7 +395,8 @@ func partKind(k aggregate.Key) bpf.PartKind {
 // after which a last Collect returns the rest; Close releases
 // everything.
 type Aggregator struct {
-	prog   *bpf.Program
+	src    aggSource
+	prog   *bpf.Program // nil when src folds events (Plan.AggregateEvents)
 	plan   *Plan
 	agg    Aggregation
 	probes []probeArgs // by probe number; guarded by plan.mu
@@ -396,7 +422,7 @@ func (a *Aggregator) Stop() {
 	a.stopOnce.Do(func() {
 		// No site is added once detached.
 		a.dlopen.stop()
-		a.detachErr = a.prog.Detach()
+		a.detachErr = a.src.detach()
 		close(a.stopping)
 	})
 }
@@ -408,7 +434,7 @@ func (a *Aggregator) Stopped() <-chan struct{} { return a.stopping }
 // reason than a full map (see bpf.Program.Skipped); 0 in all but
 // pathological cases.
 func (a *Aggregator) Skipped() uint64 {
-	n, _ := a.prog.Skipped()
+	n := a.src.skipped()
 	return n
 }
 
@@ -417,7 +443,7 @@ func (a *Aggregator) Close() error {
 	a.closeOnce.Do(func() {
 		close(a.closing)
 		a.Stop()
-		a.closeErr = a.prog.Close()
+		a.closeErr = a.src.close()
 	})
 	return errors.Join(a.detachErr, a.closeErr)
 }
@@ -429,7 +455,7 @@ func (a *Aggregator) Close() error {
 // nothing have no record.
 func (a *Aggregator) Collect(now time.Time) ([]aggregate.Record, error) {
 	c := collection{a: a, now: now.UnixNano(), recs: make(map[group]*aggregate.Record), hists: make(map[group]*aggregate.Histogram)}
-	if err := a.prog.Collect(c.add); err != nil {
+	if err := a.src.collect(c.add); err != nil {
 		return nil, err
 	}
 	return c.records(), nil

@@ -102,6 +102,7 @@ type Plan struct {
 	opts    Options
 	specs   []probespec.Spec
 	filters []*filter.Program // by probe number; nil without Options.Filter
+	waiting []probespec.Spec  // see Waiting
 
 	// mu guards the growth of Probes, Attachments and Sites as libraries
 	// loaded later add to them (Options.Dlopen), for an Aggregator that
@@ -145,7 +146,7 @@ func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan,
 }
 
 func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
-	sel, err := find(specs, o)
+	sel, waiting, err := find(specs, o)
 	if err != nil {
 		return nil, err
 	}
@@ -171,17 +172,18 @@ func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
 		// room while bpf copies the sites: a third more at the peak.
 		runtime.GC()
 	}
-	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o, specs: specs, filters: filters}, nil
+	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o, specs: specs, filters: filters, waiting: waiting}, nil
 }
 
 // find selects the probes of specs. With Options.Dlopen, a PROVIDER:NAME
 // specification that matches no probe of the objects the process maps
-// is given to Options.Warn and left to the libraries it will load.
-func find(specs []probespec.Spec, o *Options) (*probe.Selection, error) {
+// is given to Options.Warn and left to the libraries it will load: it
+// is returned as waiting.
+func find(specs []probespec.Spec, o *Options) (sel *probe.Selection, waiting []probespec.Spec, err error) {
 	po := &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: o.Warn}
-	sel, err := probe.Find(specs, po)
+	sel, err = probe.Find(specs, po)
 	if err == nil || !o.Dlopen || o.PID == 0 || !notFound(err) {
-		return sel, err
+		return sel, nil, err
 	}
 	var now []probespec.Spec
 	for _, s := range specs {
@@ -195,17 +197,25 @@ func find(specs []probespec.Spec, o *Options) (*probe.Selection, error) {
 			if o.Warn != nil {
 				o.Warn(fmt.Errorf("%w; attached if the process loads a library that has it", err))
 			}
+			waiting = append(waiting, s)
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		default:
 			now = append(now, s)
 		}
 	}
 	if len(now) == 0 {
-		return &probe.Selection{}, nil
+		return &probe.Selection{}, waiting, nil
 	}
-	return probe.Find(now, po)
+	sel, err = probe.Find(now, po)
+	return sel, waiting, err
 }
+
+// Waiting returns the PROVIDER:NAME specifications that matched no probe
+// of the process when resolved, left to the libraries it loads later
+// (Options.Dlopen): a backend that does not follow them traces none of
+// their probes.
+func (p *Plan) Waiting() []probespec.Spec { return p.waiting }
 
 // notFound reports whether err is that of a specification that matched
 // no probe of the objects searched.

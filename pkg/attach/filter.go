@@ -3,6 +3,7 @@ package attach
 import (
 	"fmt"
 
+	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -44,4 +45,27 @@ func compileFor(e *filter.Expr, s *Site) (*filter.Program, error) {
 		fp.Args = append(fp.Args, fa)
 	}
 	return e.Compile(fp)
+}
+
+// Passes reports whether the event passes the --filter of its probe
+// (Options.Filter), evaluated here as the BPF program evaluates it in the
+// kernel: for a backend that cannot filter there. Every event passes
+// without a filter. A string argument's address is not in the event: a
+// number compared with one is taken as 0.
+func (p *Plan) Passes(ev *Event) bool {
+	if p.filters == nil || ev.Site == nil || ev.Site.ProbeIndex >= len(p.filters) {
+		return true
+	}
+	f := p.filters[ev.Site.ProbeIndex]
+	if f == nil {
+		return true
+	}
+	h := filter.Hit{PID: ev.PID, TID: ev.TID, Comm: ev.Comm, Args: make([]filter.HitArg, len(ev.Args))}
+	for i, a := range ev.Args {
+		h.Args[i] = filter.HitArg{Num: a.Bits, Signed: a.Kind == bpf.Int, Str: a.Str, Unread: a.Kind == bpf.NotRead}
+		if a.Kind == bpf.String {
+			h.Args[i].Num = 0
+		}
+	}
+	return f.Eval(&h)
 }

@@ -253,6 +253,7 @@ type aggState struct {
 	mode     AggMode
 	layout   *keyLayout
 	probes   []AggProbe   // by probe id; grows with AddProbe
+	room     int          // probe ids, Options.MaxProbes or more, each with a lost entry
 	probeMap *ebpf.Map    // agg_probes: the probes' arguments
 	current  *ebpf.Map    // holds the generation hits add to
 	gens     [2]*ebpf.Map // the two generations
@@ -355,7 +356,7 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 	if err != nil {
 		return nil, err
 	}
-	s := &aggState{mode: a.Mode, layout: l, probes: slices.Clone(a.Probes), ncpu: ncpu}
+	s := &aggState{mode: a.Mode, layout: l, probes: slices.Clone(a.Probes), room: max(len(a.Probes), o.MaxProbes), ncpu: ncpu}
 	s.probeMap = coll.DetachMap(aggMapProbes)
 	for id, p := range a.Probes {
 		if err := s.putProbe(id, &p); err != nil {
@@ -439,10 +440,11 @@ func (s *aggState) lostKey(probe uint32) []byte {
 	return k
 }
 
-// resetLost puts the lost entry of every probe, at zero, in m, so that
-// a hit that finds m full finds it.
+// resetLost puts the lost entry of every probe id, at zero, in m, so that
+// a hit that finds m full finds it, and so that the other entries are
+// MaxKeys at most, also with room for probes added later.
 func (s *aggState) resetLost(m *ebpf.Map) error {
-	for id := range s.probes {
+	for id := range s.room {
 		if err := s.putLost(m, id); err != nil {
 			return err
 		}
@@ -469,13 +471,6 @@ func (s *aggState) addProbe(id int, p *AggProbe) error {
 	}
 	if err := s.putProbe(id, p); err != nil {
 		return err
-	}
-	for _, m := range s.gens {
-		for j := len(s.probes); j <= id; j++ {
-			if err := s.putLost(m, j); err != nil {
-				return err
-			}
-		}
 	}
 	for len(s.probes) < id {
 		s.probes = append(s.probes, AggProbe{}) // no site reads these

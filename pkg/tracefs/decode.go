@@ -33,13 +33,21 @@ func (t *Tracer) decode(rec []byte, ev *attach.Event) bool {
 		return false
 	}
 	pid, tid := le.Uint32(rec[8:]), le.Uint32(rec[12:])
-	if t.pid != 0 && int(pid) != t.pid {
+	raw := rec[rawAt:]
+	n := int(le.Uint32(rec[rawAt-4:]))
+	if n <= len(raw) {
+		raw = raw[:n]
+	}
+	switch {
+	case t.cgroup != 0:
+		// Of the cgroup of the -p process and its descendants, or not
+		// traced.
+		if len(rec) < rawAt+n+8 || le.Uint64(rec[rawAt+n:]) != t.cgroup {
+			return false
+		}
+	case t.pid != 0 && int(pid) != t.pid:
 		// A process the -p process forked: inherited, not traced.
 		return false
-	}
-	raw := rec[rawAt:]
-	if n := int(le.Uint32(rec[rawAt-4:])); n <= len(raw) {
-		raw = raw[:n]
 	}
 	id := uint32(le.Uint16(raw))
 	ef := t.types[id]

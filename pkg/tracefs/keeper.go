@@ -52,6 +52,7 @@ type keeperRequest struct {
 	ID        uint32
 	PID, CPU  int32
 	Inherit   uint32
+	Cgroup    uint32
 	Watermark uint32
 }
 
@@ -90,10 +91,13 @@ func startKeeper() (*keeper, error) {
 
 // open has the keeper open a perf event (see openEvent) and returns the
 // tracer's descriptor of it.
-func (k *keeper) open(id uint32, pid, cpu int, inherit bool, watermark uint32) (int, error) {
+func (k *keeper) open(id uint32, pid, cpu int, inherit, cgroup bool, watermark uint32) (int, error) {
 	req := keeperRequest{ID: id, PID: int32(pid), CPU: int32(cpu), Watermark: watermark}
 	if inherit {
 		req.Inherit = 1
+	}
+	if cgroup {
+		req.Cgroup = 1
 	}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize)
 	if _, err := unix.Write(k.fd, b); err != nil {
@@ -156,7 +160,7 @@ func serveKeeper(fd int) int {
 		}
 		var reply [4]byte
 		var oob []byte
-		pfd, err := openEvent(req.ID, int(req.PID), int(req.CPU), req.Inherit != 0, req.Watermark)
+		pfd, err := openEvent(req.ID, int(req.PID), int(req.CPU), req.Inherit != 0, req.Cgroup != 0, req.Watermark)
 		if err != nil {
 			errno := syscall.EINVAL
 			errors.As(err, &errno)

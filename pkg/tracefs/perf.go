@@ -22,7 +22,7 @@ const sampleType = unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_TIME | unix.PERF_SAMP
 // the threads and processes pid creates later are sampled too. The
 // uprobe is registered as long as the event exists, and only in the
 // processes the event samples.
-func openEvent(id uint32, pid, cpu int, inherit bool, watermark uint32) (int, error) {
+func openEvent(id uint32, pid, cpu int, inherit, cgroup bool, watermark uint32) (int, error) {
 	attr := unix.PerfEventAttr{
 		Type:        unix.PERF_TYPE_TRACEPOINT,
 		Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
@@ -35,6 +35,10 @@ func openEvent(id uint32, pid, cpu int, inherit bool, watermark uint32) (int, er
 	}
 	if inherit {
 		attr.Bits |= unix.PerfBitInherit
+	}
+	if cgroup {
+		// The cgroup of the thread, after the raw record.
+		attr.Sample_type |= unix.PERF_SAMPLE_CGROUP
 	}
 	fd, err := unix.PerfEventOpen(&attr, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {

@@ -23,10 +23,19 @@ import (
 
 // TraceOptions configure Open.
 type TraceOptions struct {
-	// PID, when not 0, traces that process only, the threads and
-	// processes it creates later included; the Tracer stops by itself
-	// when it exits.
+	// PID, when not 0, traces that process only, the threads it
+	// creates later included; the Tracer stops by itself when it exits.
 	PID int
+	// Cgroup, with PID, is the id of a cgroup v2 (the inode of its
+	// directory) whose processes are traced too: those PID starts, born
+	// in its cgroup, and what they execute (sdtattach -f). Each record
+	// then carries the cgroup of its thread (PERF_SAMPLE_CGROUP, Linux
+	// 5.7), and those of other cgroups are dropped.
+	Cgroup uint64
+	// Done, when not nil, stops the Tracer once it is closed, instead of
+	// the exit of PID: sdtattach -f closes it when the last process of
+	// the cgroup has exited.
+	Done <-chan struct{}
 	// StringSize is the most bytes kept of a string argument
 	// (bpf.DefaultStringSize if 0).
 	StringSize int
@@ -85,8 +94,9 @@ type Tracer struct {
 	keeper *keeper
 	rings  []*ring
 	epfd   int
-	wake   int // eventfd that ends an epoll wait
-	pidfd  int // of the -p process, -1 without
+	wake   int    // eventfd that ends an epoll wait
+	pidfd  int    // of the -p process, -1 without or with TraceOptions.Done
+	cgroup uint64 // TraceOptions.Cgroup
 	evbuf  []unix.EpollEvent
 	cur    int // ring being read
 
@@ -157,6 +167,7 @@ func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 		types:   make(map[uint32]*eventFormat),
 		sites:   make([]*siteFormat, len(plan.Sites)),
 		pid:     o.PID,
+		cgroup:  o.Cgroup,
 		strlen:  cmp.Or(o.StringSize, bpf.DefaultStringSize),
 		flush:   int(cmp.Or(o.FlushInterval, attach.DefaultFlushInterval) / time.Millisecond),
 		epoch:   monotonicEpoch(),
@@ -168,6 +179,15 @@ func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	if err := t.open(plan, OwnerGroup(self), o); err != nil {
 		t.Close()
 		return nil, err
+	}
+	if o.Done != nil {
+		go func() {
+			select {
+			case <-o.Done:
+				t.Stop()
+			case <-t.stopped:
+			}
+		}()
 	}
 	if o.Attached != nil {
 		if err := o.Attached(); err != nil {
@@ -240,7 +260,7 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 	if err := t.poll(t.wake); err != nil {
 		return err
 	}
-	if t.pid != 0 {
+	if t.pid != 0 && o.Done == nil {
 		if t.pidfd, err = unix.PidfdOpen(t.pid, 0); err != nil {
 			return fmt.Errorf("process %d: %w", t.pid, err)
 		}
@@ -281,7 +301,7 @@ func (t *Tracer) enable(o *TraceOptions) error {
 	for _, id := range t.ids {
 		for _, tid := range targets {
 			for i, cpu := range ncpu {
-				fd, err := t.keeper.open(id, tid, cpu, inherit, watermark)
+				fd, err := t.keeper.open(id, tid, cpu, inherit, t.cgroup != 0, watermark)
 				if errors.Is(err, unix.ESRCH) && tid != -1 {
 					continue // a thread that exited
 				}
@@ -527,7 +547,8 @@ func (t *Tracer) release() error {
 }
 
 // Read waits for the next event and stores it in ev, reusing its
-// memory. After Stop it returns io.EOF once the ring buffers are empty,
+// memory. Events that fail the plan's --filter (attach.Plan.Passes) are
+// passed over. After Stop it returns io.EOF once the ring buffers are empty,
 // and after Close at once. Read must not be called concurrently with
 // itself.
 func (t *Tracer) Read(ev *attach.Event) error {
@@ -541,7 +562,8 @@ func (t *Tracer) Read(ev *attach.Event) error {
 		for range len(t.rings) {
 			r := t.rings[t.cur]
 			for rec := r.next(); rec != nil; rec = r.next() {
-				if t.decode(rec, ev) {
+				// --filter, which BPF would evaluate in the kernel.
+				if t.decode(rec, ev) && t.plan.Passes(ev) {
 					return nil
 				}
 			}
