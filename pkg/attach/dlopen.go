@@ -51,6 +51,7 @@ type dlopenFollower struct {
 
 	attached map[[2]uint64]bool // files attached, by device and inode
 	read     map[[2]uint64]bool // mapped objects read, by device and inode as the maps show them
+	mapped   map[[2]uint64]bool // files mapped when objects were last read, likewise
 	warned   map[string]bool
 }
 
@@ -89,7 +90,7 @@ func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 		fd = -1
 	}
 	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: o.Cgroup, stopper: s, done: make(chan struct{}),
-		attached: make(map[[2]uint64]bool), read: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
+		attached: make(map[[2]uint64]bool), read: make(map[[2]uint64]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 
 // interpreter returns the dynamic loader of process pid, as a path
@@ -203,6 +204,17 @@ func (f *dlopenFollower) addLoaded(pid int) {
 	if len(specs) == 0 {
 		return
 	}
+	// Most stops map nothing new (dlclose, the loader's first stop of a
+	// dlopen): the maps alone tell.
+	files, fresh := f.mappedFiles(pid)
+	if !fresh {
+		return
+	}
+	defer func() {
+		for _, id := range files {
+			f.mapped[id] = true
+		}
+	}()
 	var seen [][2]uint64
 	skip := func(o *process.Object) bool {
 		id := [2]uint64{o.Dev, o.Inode}
@@ -222,21 +234,42 @@ func (f *dlopenFollower) addLoaded(pid int) {
 		}
 	}()
 	var probes []*probe.Probe
-	files := make(map[[2]uint64]bool)
+	targets := make(map[[2]uint64]bool)
 	for _, pr := range sel.Probes {
 		id := [2]uint64{pr.Target.Dev, pr.Target.Inode}
 		if f.attached[id] {
 			continue
 		}
-		files[id] = true
+		targets[id] = true
 		probes = append(probes, pr)
 	}
-	for id := range files {
+	for id := range targets {
 		f.attached[id] = true
 	}
 	if len(probes) > 0 {
 		f.plan.grow(f.prog, probes, f.g, pid, f.warn)
 	}
+}
+
+// mappedFiles returns the files process pid maps, by device and inode,
+// and whether one was not mapped when objects were last read; true when
+// the maps cannot be read.
+func (f *dlopenFollower) mappedFiles(pid int) ([][2]uint64, bool) {
+	maps, err := process.ReadMaps(pid)
+	if err != nil {
+		return nil, true
+	}
+	var ids [][2]uint64
+	fresh := false
+	for _, m := range maps {
+		if m.Inode == 0 {
+			continue
+		}
+		id := [2]uint64{m.Dev, m.Inode}
+		fresh = fresh || !f.mapped[id]
+		ids = append(ids, id)
+	}
+	return ids, fresh
 }
 
 // grow plans the sites of probes, new to the plan, has g prepare each
