@@ -109,6 +109,13 @@
 // new keys that find the map full are counted per probe, as a Record's
 // Lost.
 //
+// Plan.AggregateEvents makes the same records without BPF, from the
+// events of an EventSource (the tracefs backend's): it folds each event
+// into the entries the kernel program would have kept, with the same
+// keys, buckets, stats, pairing and limits, holding back a latency's
+// events to pair them in time order. Plan.Passes evaluates the filter on
+// an event, for a backend that cannot filter in the kernel.
+//
 // Options.Filter, a filter.Expr, is compiled by Resolve for every probe
 // of the plan, against the types and names of its arguments, and tested
 // in the kernel on every hit, streaming or aggregating, before anything
