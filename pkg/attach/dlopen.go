@@ -168,10 +168,13 @@ func (f *dlopenFollower) stop() {
 		return
 	}
 	f.once.Do(func() {
-		f.stopper.Close()
+		// The stops made until the uprobe is gone are read, and their
+		// processes let run on.
+		f.stopper.Detach()
 		if f.g != nil {
 			<-f.done
 		}
+		f.stopper.Close()
 		if f.cgroup == 0 {
 			f.cont(f.pid)
 		}

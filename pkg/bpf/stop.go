@@ -80,11 +80,11 @@ func NewStopper(path, symbol string, pid int, cgroup uint64) (*Stopper, error) {
 	return s, nil
 }
 
-// Read waits for the next thread to stop. After Close it returns
-// ErrClosed.
+// Read waits for the next thread to stop. After Detach it returns the
+// stops made until then, then ErrClosed; after Close ErrClosed.
 func (s *Stopper) Read() (Stop, error) {
 	rec, err := s.rd.Read()
-	if errors.Is(err, ringbuf.ErrClosed) {
+	if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
 		return Stop{}, ErrClosed
 	}
 	if err != nil {
@@ -101,11 +101,28 @@ func (s *Stopper) Read() (Stop, error) {
 	return st, nil
 }
 
+// Detach detaches the uprobe, once no thread is in its program: no
+// thread stops from then on, and Read returns the stops made before, so
+// that none is left without its SIGCONT.
+func (s *Stopper) Detach() error {
+	var err error
+	if s.link != nil {
+		err = s.link.Close()
+		s.link = nil
+	}
+	// Read returns what is in the ring, then ErrFlushed.
+	if ferr := s.rd.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
 // Close detaches the uprobe; a Read in progress returns ErrClosed.
 func (s *Stopper) Close() error {
 	var errs []error
 	if s.link != nil {
 		errs = append(errs, s.link.Close())
+		s.link = nil
 	}
 	if s.rd != nil {
 		errs = append(errs, s.rd.Close())
