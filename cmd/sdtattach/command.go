@@ -47,7 +47,7 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 		// Deferred first, run last: once the command is waited for.
 		defer removeCgroup(cg, logger)
 		lo.Cgroup = cg
-		opts.Cgroup = cg.ID
+		opts.Cgroup, opts.CgroupDir = cg.ID, cg.Path
 	}
 	cmd, err := launch.Start(commandArgs(c.command), lo)
 	var se *launch.StartError

@@ -263,6 +263,13 @@ warning:
 
 	sdtattach: plug:fire: no probe plug:fire in /work/prog; near matches: main:start; attached if the process loads a library that has it
 
+A sdtattach killed by SIGKILL while the command is stopped so leaves
+it stopped no more than it leaves a site patched: a guard process
+(named sdtkit-keeper, as the keeper of the uprobes) holds the uprobe
+that stops it too, and once sdtattach has exited it lets the uprobe go
+and sends the command SIGCONT (with -f, every stopped process of the
+cgroup).
+
 A probe of such a library gets --filter compiled for it, and its keys
 and value (--by, --hist ARG...) checked, when the library is loaded: a
 probe that lacks an argument or field they name is not attached, with a
@@ -330,8 +337,8 @@ where it would have run without -f, and sdtattach says how many:
 
 A sdtattach killed by SIGKILL leaves the cgroup, which rmdir removes
 once its processes have ended; the command then gets SIGTERM, and its
-descendants run on. -f needs a writable cgroup2 file system (root, or a delegated cgroup)
-and --backend bpf; a cgroup that cannot be made is an error before the
+descendants run on. -f needs a writable cgroup2 file system (root, or a
+delegated cgroup); a cgroup that cannot be made is an error before the
 command runs.
 
 The command inherits sdtattach's standard input, standard error and

@@ -42,6 +42,10 @@ type Options struct {
 	// PID still says what PROVIDER:NAME resolves against and when the
 	// Tracer stops, unless Done is given.
 	Cgroup uint64
+	// CgroupDir is the directory of Cgroup, whose stopped processes are
+	// let run on should the tracer die while it holds one stopped to
+	// follow its dlopen (Dlopen).
+	CgroupDir string
 	// Done, when not nil, stops the Tracer or Aggregator once it is
 	// closed, instead of the exit of PID: sdtattach -f closes it when
 	// the last process of the command's cgroup has exited.

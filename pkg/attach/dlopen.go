@@ -77,11 +77,11 @@ func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 	if err != nil || ld == "" {
 		return nil, err
 	}
-	pid := o.PID
+	so := &bpf.StopperOptions{PID: o.PID}
 	if o.Cgroup != 0 {
-		pid = 0
+		so = &bpf.StopperOptions{Cgroup: o.Cgroup, CgroupDir: o.CgroupDir}
 	}
-	s, err := bpf.NewStopper(ld, debugState, pid, o.Cgroup)
+	s, err := bpf.NewStopper(ld, debugState, so)
 	if err != nil {
 		return nil, fmt.Errorf("follow dlopen: %w", err)
 	}

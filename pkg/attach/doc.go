@@ -80,7 +80,9 @@
 // is given to Options.Warn instead of failing Resolve. The process is
 // stopped with SIGSTOP, which its parent may see (waitpid with
 // WUNTRACED), as it sees a stop by job control; sdtattach -c is the
-// parent of its command.
+// parent of its command. A tracer that dies while the process is
+// stopped does not leave it so: the Stopper's guard process sends it
+// SIGCONT (see bpf.NewStopper).
 //
 // With Options.Cgroup too, every process of the cgroup is followed so:
 // the uprobe on the loader is attached in every process that maps it,

@@ -174,10 +174,16 @@
 // # Stopping a thread
 //
 // A Stopper, a second and tiny program (stop.bpf.c), sends SIGSTOP to
-// the thread that reaches a function of a file in one process
-// (bpf_send_signal_thread) and reports it, so that user space can attach
-// while the thread waits, then send SIGCONT: package attach stops a
-// command so in the dynamic loader's _dl_debug_state after each dlopen.
+// the thread that reaches a function of a file in one process, or in
+// the processes of a cgroup (bpf_send_signal_thread), and reports it, so
+// that user space can attach while the thread waits, then send SIGCONT:
+// package attach stops a command so in the dynamic loader's
+// _dl_debug_state after each dlopen. Detach ends the stops and lets Read
+// return those already made. A guard process, this executable run again
+// as the keeper is, holds a copy of the uprobe's link: should the tracer
+// die, the guard waits for its exit, closes the link and sends SIGCONT
+// to the process, or to the stopped processes of the cgroup, so that
+// none stays stopped.
 //
 // # Regenerating
 //
@@ -187,7 +193,7 @@
 // committed, so building needs no
 // clang. After changing usdt.bpf.c, run
 //
-//	go generate ./bpf/
+//	go generate ./pkg/bpf/
 //
 // with clang-19 and llvm-strip-19 installed. The C file needs no kernel
 // or libbpf headers.

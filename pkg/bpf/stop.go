@@ -21,9 +21,21 @@ import (
 // _dl_debug_state so, after dlopen has mapped a library and before the
 // library runs, to attach to its probes.
 type Stopper struct {
-	objs stopObjects
-	link link.Link
-	rd   *ringbuf.Reader
+	objs  stopObjects
+	link  link.Link
+	rd    *ringbuf.Reader
+	guard *stopGuard
+}
+
+// StopperOptions say whose threads a Stopper stops.
+type StopperOptions struct {
+	// PID is the process whose threads are stopped, or 0 with Cgroup.
+	PID int
+	// Cgroup, the id of a cgroup v2, has the threads of that cgroup
+	// stopped, in every process that maps the file; CgroupDir is its
+	// directory.
+	Cgroup    uint64
+	CgroupDir string
 }
 
 // A Stop is a thread that reached the function.
@@ -35,10 +47,19 @@ type Stop struct {
 }
 
 // NewStopper attaches a Stopper to the function symbol of the ELF file
-// path, in process pid only; with pid 0 and a cgroup, the id of a
-// cgroup v2, in every process that maps the file, the threads of that
-// cgroup alone being stopped (see Options.Cgroup).
-func NewStopper(path, symbol string, pid int, cgroup uint64) (*Stopper, error) {
+// path, in the process of o.PID only or, with o.Cgroup, in every process
+// that maps the file, the threads of that cgroup alone being stopped (see
+// Options.Cgroup).
+//
+// A guard process holds the uprobe too: should this process die while a
+// thread is stopped, the guard lets the uprobe go once it has exited, and
+// sends SIGCONT to the process of o.PID, or to the stopped processes of
+// o.CgroupDir.
+func NewStopper(path, symbol string, o *StopperOptions) (*Stopper, error) {
+	pid, cgroup := o.PID, o.Cgroup
+	if cgroup != 0 && o.CgroupDir == "" {
+		return nil, errors.New("stopper: a cgroup without its directory")
+	}
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, fmt.Errorf("stopper: %w", err)
 	}
@@ -77,7 +98,34 @@ func NewStopper(path, symbol string, pid int, cgroup uint64) (*Stopper, error) {
 		s.Close()
 		return nil, permission(fmt.Errorf("stopper: %s in %s: %w", symbol, path, err))
 	}
+	if err := s.startGuard(o); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("stopper: %w", err)
+	}
 	return s, nil
+}
+
+// startGuard starts the guard of the Stopper's processes.
+func (s *Stopper) startGuard(o *StopperOptions) error {
+	l, ok := s.link.(interface{ FD() int })
+	if !ok {
+		return errors.New("no descriptor of the link to hand a guard")
+	}
+	pidfd := -1
+	if o.Cgroup == 0 {
+		fd, err := unix.PidfdOpen(o.PID, 0)
+		if err != nil {
+			return fmt.Errorf("process %d: %w", o.PID, err)
+		}
+		defer unix.Close(fd)
+		pidfd = fd
+	}
+	g, err := startStopGuard(l.FD(), pidfd, o.CgroupDir)
+	if err != nil {
+		return err
+	}
+	s.guard = g
+	return nil
 }
 
 // Read waits for the next thread to stop. After Detach it returns the
@@ -110,6 +158,9 @@ func (s *Stopper) Detach() error {
 		err = s.link.Close()
 		s.link = nil
 	}
+	if gerr := s.guard.release(); err == nil {
+		err = gerr
+	}
 	// Read returns what is in the ring, then ErrFlushed.
 	if ferr := s.rd.Flush(); err == nil {
 		err = ferr
@@ -124,6 +175,7 @@ func (s *Stopper) Close() error {
 		errs = append(errs, s.link.Close())
 		s.link = nil
 	}
+	errs = append(errs, s.guard.release())
 	if s.rd != nil {
 		errs = append(errs, s.rd.Close())
 	}

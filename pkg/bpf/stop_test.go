@@ -73,7 +73,7 @@ func TestStopper(t *testing.T) {
 
 	cmd, run := startStopped(t)
 	pid := cmd.Process.Pid
-	s, err := NewStopper(ld, fn, pid, 0)
+	s, err := NewStopper(ld, fn, &StopperOptions{PID: pid})
 	if err != nil {
 		t.Fatalf("NewStopper: %v", err)
 	}
@@ -97,7 +97,7 @@ func TestStopper(t *testing.T) {
 
 	// A cgroup no process is in: nothing stops.
 	cmd, run = startStopped(t)
-	other, err := NewStopper(ld, fn, 0, 1<<62) // the root cgroup's is 1
+	other, err := NewStopper(ld, fn, &StopperOptions{Cgroup: 1 << 62, CgroupDir: t.TempDir()}) // the root cgroup's is 1
 
 	if err != nil {
 		t.Fatalf("NewStopper of a cgroup: %v", err)

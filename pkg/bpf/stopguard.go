@@ -1,0 +1,180 @@
+package bpf
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A stop guard is a child process, this same executable run again,
+// that lets the processes a Stopper follows run on should the tracer die
+// while one of them is stopped: a SIGKILL between the stop and the
+// tracer's SIGCONT would leave it stopped for good. It holds a copy of
+// the Stopper's link, so that the uprobe outlives the tracer until the
+// guard lets it go. When the tracer closes the guard's socket without a
+// word, the guard waits until the tracer has exited (its copy of the
+// link is closed then), closes its own (no thread stops from then on)
+// and sends SIGCONT to the process followed, or to every stopped process
+// of the cgroup followed. When the tracer detaches, it says so first,
+// and the guard only closes its link.
+
+// stopGuardEnv, when set in the environment, makes the executable a
+// stop guard, of the cgroup directory it holds, or "-" for the process
+// given as a pidfd.
+const stopGuardEnv = "SDTKIT_STOP_GUARD"
+
+// The guard's descriptors: its end of the socket, the link, and the
+// pidfd of the process followed.
+const (
+	guardConnFD  = 3
+	guardLinkFD  = 4
+	guardPidfdFD = 5
+)
+
+func init() {
+	if dir := os.Getenv(stopGuardEnv); dir != "" {
+		os.Exit(serveStopGuard(dir))
+	}
+}
+
+// A stopGuard is the tracer's side of a stop guard process.
+type stopGuard struct {
+	cmd  *exec.Cmd
+	conn *os.File
+}
+
+// startStopGuard starts the guard of the process of pidfd (when not -1)
+// or of the processes of the cgroup at dir, holding a copy of link.
+func startStopGuard(linkFD, pidfd int, dir string) (*stopGuard, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("start stop guard: socketpair: %w", err)
+	}
+	ours := os.NewFile(uintptr(fds[0]), "stop guard")
+	theirs := os.NewFile(uintptr(fds[1]), "stop guard")
+	files := []*os.File{theirs}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	// Copies, closed once the guard has its own: the originals stay
+	// the Stopper's.
+	for _, fd := range []int{linkFD, pidfd} {
+		if fd < 0 {
+			continue
+		}
+		dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			ours.Close()
+			return nil, fmt.Errorf("start stop guard: %w", err)
+		}
+		files = append(files, os.NewFile(uintptr(dup), "stop guard"))
+	}
+	env := "-"
+	if pidfd < 0 {
+		env = dir
+	}
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{keeperName},
+		Env:         append(os.Environ(), stopGuardEnv+"="+env),
+		ExtraFiles:  files,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		ours.Close()
+		return nil, fmt.Errorf("start stop guard: %w", err)
+	}
+	return &stopGuard{cmd: cmd, conn: ours}, nil
+}
+
+// release tells the guard that the tracer detaches, and waits until it
+// has closed its copy of the link and exited.
+func (g *stopGuard) release() error {
+	if g == nil || g.conn == nil {
+		return nil
+	}
+	g.conn.Write([]byte{1})
+	g.conn.Close()
+	g.conn = nil
+	if err := g.cmd.Wait(); err != nil {
+		return fmt.Errorf("stop guard: %w", err)
+	}
+	return nil
+}
+
+// serveStopGuard is the guard, of the cgroup at dir or, for "-", of the
+// process of its pidfd. It returns the exit status.
+func serveStopGuard(dir string) int {
+	signal.Ignore(unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGPIPE)
+	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&[]byte(keeperName + "\x00")[0])), 0, 0, 0)
+	// The tracer, before anything can make this process an orphan.
+	tracer, err := unix.PidfdOpen(os.Getppid(), 0)
+	if err != nil || os.Getppid() == 1 {
+		tracer = -1
+	}
+	var b [1]byte
+	if n, _ := unix.Read(guardConnFD, b[:]); n == 1 {
+		unix.Close(guardLinkFD) // the tracer detaches
+		return 0
+	}
+	// The tracer is gone, or going: once it has exited, its copy of
+	// the link is closed, and with this one no thread stops.
+	if tracer >= 0 {
+		unix.Poll([]unix.PollFd{{Fd: int32(tracer), Events: unix.POLLIN}}, 10000)
+	}
+	unix.Close(guardLinkFD)
+	if dir == "-" {
+		unix.PidfdSendSignal(guardPidfdFD, unix.SIGCONT, nil, 0)
+		return 0
+	}
+	if err := continueStopped(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", keeperName, err)
+		return 1
+	}
+	return 0
+}
+
+// continueStopped sends SIGCONT to the processes of the cgroup at dir
+// that are stopped.
+func continueStopped(dir string) error {
+	f, err := os.Open(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var errs []error
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pid, err := strconv.Atoi(strings.TrimSpace(sc.Text()))
+		if err != nil || !stopped(pid) {
+			continue
+		}
+		if err := unix.Kill(pid, unix.SIGCONT); err != nil && !errors.Is(err, unix.ESRCH) {
+			errs = append(errs, fmt.Errorf("process %d: %w", pid, err))
+		}
+	}
+	return errors.Join(append(errs, sc.Err())...)
+}
+
+// stopped reports whether process pid is stopped by a signal.
+func stopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'T'
+}
