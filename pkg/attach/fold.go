@@ -317,14 +317,9 @@ func (f *folder) add(probe uint32, kind byte, bucket int, parts []bpf.Value, v i
 			Unread: kind == entryUnread, Unmatched: kind == entryUnmatched, Starts: kind == entryStarts}
 		f.entries[string(b)] = e
 	}
-	if e.Count == 0 || v < e.Min {
-		e.Min = v
-	}
-	if e.Count == 0 || v > e.Max {
-		e.Max = v
-	}
-	e.Count++
-	e.Sum += v
+	st := aggregate.Stats{Count: e.Count, Sum: e.Sum, Min: e.Min, Max: e.Max}
+	st.Add(v)
+	e.Count, e.Sum, e.Min, e.Max = st.Count, st.Sum, st.Min, st.Max
 }
 
 // appendValue appends what tells v apart from other values.

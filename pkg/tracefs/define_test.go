@@ -38,25 +38,7 @@ func TestDefine(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &stapsdt.Site{Provider: "p", Name: "n", Args: tt.args, PC: 0x1130, PCOffset: 0x1130}
-			d, err := Define(s, elf.EM_X86_64, "/bin/x", "sdt_p", "n", &Options{Symbols: syms, Type: tt.typ})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := "p:sdt_p/n /bin/x:0x1130"
-			if tt.want != "" {
-				want += " " + tt.want
-			}
-			if got := d.String(); got != want {
-				t.Errorf("String() = %q\nwant       %q", got, want)
-			}
-			var left []string
-			for _, l := range d.LeftOut {
-				left = append(left, l.String())
-			}
-			if strings.Join(left, "\n") != strings.Join(tt.leftOut, "\n") {
-				t.Errorf("LeftOut:\n%s\nwant\n%s", strings.Join(left, "\n"), strings.Join(tt.leftOut, "\n"))
-			}
+			checkDefine(t, elf.EM_X86_64, tt.args, &Options{Symbols: syms, Type: tt.typ}, tt.want, tt.leftOut)
 		})
 	}
 }
@@ -156,5 +138,31 @@ func TestLayout(t *testing.T) {
 	d := &Definition{Group: "g", Event: "e", Path: "/bin/x", Offset: 0x10, Args: []FetchArg{site, {Index: 1, Fetch: "%di:s32"}}}
 	if got, want := d.String(), `p:g/e /bin/x:0x10 site=\7:u32 arg1=%di:s32`; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// checkDefine checks the definition of a site at 0x1130 of a file of
+// machine m with the argument string args: its fetch arguments, want,
+// and the arguments left out, leftOut.
+func checkDefine(t *testing.T, m elf.Machine, args string, o *Options, want string, leftOut []string) {
+	t.Helper()
+	s := &stapsdt.Site{Provider: "p", Name: "n", Args: args, PC: 0x1130, PCOffset: 0x1130}
+	d, err := Define(s, m, "/bin/x", "sdt_p", "n", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "p:sdt_p/n /bin/x:0x1130"
+	if want != "" {
+		line += " " + want
+	}
+	if got := d.String(); got != line {
+		t.Errorf("String() = %q\nwant       %q", got, line)
+	}
+	var left []string
+	for _, l := range d.LeftOut {
+		left = append(left, l.String())
+	}
+	if strings.Join(left, "\n") != strings.Join(leftOut, "\n") {
+		t.Errorf("LeftOut:\n%s\nwant\n%s", strings.Join(left, "\n"), strings.Join(leftOut, "\n"))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/sdtkit/sdtkit/pkg/argspec"
 )
 
 // What the fetch functions of all machines share.
@@ -47,14 +49,22 @@ func typeName(size int, signed bool) string {
 	return t + strconv.Itoa(size*8)
 }
 
-// checkSize refuses a value that no integer fetch type holds: a long
-// double or a small struct passed by value.
-func checkSize(size int) error {
-	switch size {
+// checkOperand refuses what no fetch argument reads, whatever the
+// machine: an operand that did not parse, a floating-point value, a
+// value that no integer fetch type holds (a long double or a small
+// struct passed by value).
+func checkOperand(a *argspec.Arg) error {
+	switch {
+	case a.Err != nil:
+		return a.Err
+	case a.Float:
+		return errFloat
+	}
+	switch a.Size {
 	case 0, 1, 2, 4, 8:
 		return nil
 	}
-	return fmt.Errorf("%d-byte value: fetch types are at most 8 bytes", size)
+	return fmt.Errorf("%d-byte value: fetch types are at most 8 bytes", a.Size)
 }
 
 // immediate returns the fetch argument of the constant v, of size bytes,

@@ -36,13 +36,7 @@ var machines = map[elf.Machine]*regMachine{
 // fetch returns the fetch argument of operand a. Neither pc nor o is
 // needed: these machines' operands name no symbol.
 func (mc *regMachine) fetch(a *argspec.Arg, _ uint64, _ *Options) (string, error) {
-	if a.Err != nil {
-		return "", a.Err
-	}
-	if a.Float {
-		return "", errFloat
-	}
-	if err := checkSize(a.Size); err != nil {
+	if err := checkOperand(a); err != nil {
 		return "", err
 	}
 	size := a.Size

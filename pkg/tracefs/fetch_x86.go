@@ -15,13 +15,7 @@ const x86NopLen = 1
 // fetchAMD64 returns the fetch argument of an x86-64 operand at the site
 // whose link-time address is pc.
 func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
-	if a.Err != nil {
-		return "", a.Err
-	}
-	if a.Float {
-		return "", errFloat
-	}
-	if err := checkSize(a.Size); err != nil {
+	if err := checkOperand(a); err != nil {
 		return "", err
 	}
 	size := a.Size
@@ -89,13 +83,7 @@ func regAMD64(r argspec.Reg) (string, error) {
 // gives the same 32-bit task's registers too, zero-extended: %ax for
 // %eax.
 func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
-	if a.Err != nil {
-		return "", a.Err
-	}
-	if a.Float {
-		return "", errFloat
-	}
-	if err := checkSize(a.Size); err != nil {
+	if err := checkOperand(a); err != nil {
 		return "", err
 	}
 	size := a.Size

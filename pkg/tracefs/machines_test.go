@@ -2,7 +2,6 @@ package tracefs
 
 import (
 	"debug/elf"
-	"strings"
 	"testing"
 
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
@@ -110,26 +109,8 @@ func TestDefineMachines(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &stapsdt.Site{Provider: "p", Name: "n", Args: tt.args, PC: 0x1130, PCOffset: 0x1130}
 			arm := func(pc uint64) bool { return true }
-			d, err := Define(s, tt.m, "/bin/x", "sdt_p", "n", &Options{Symbols: syms, Type: tt.typ, ARM: arm})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := "p:sdt_p/n /bin/x:0x1130"
-			if tt.want != "" {
-				want += " " + tt.want
-			}
-			if got := d.String(); got != want {
-				t.Errorf("String() = %q\nwant       %q", got, want)
-			}
-			var left []string
-			for _, l := range d.LeftOut {
-				left = append(left, l.String())
-			}
-			if strings.Join(left, "\n") != strings.Join(tt.leftOut, "\n") {
-				t.Errorf("LeftOut:\n%s\nwant\n%s", strings.Join(left, "\n"), strings.Join(tt.leftOut, "\n"))
-			}
+			checkDefine(t, tt.m, tt.args, &Options{Symbols: syms, Type: tt.typ, ARM: arm}, tt.want, tt.leftOut)
 		})
 	}
 }
