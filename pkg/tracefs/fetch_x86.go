@@ -51,13 +51,7 @@ func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 		}
 		return memory(off, reg, size, a.Signed), nil
 	case argspec.Symbol:
-		sym, err := symbol(a.Symbol, o)
-		if err != nil {
-			return "", err
-		}
-		// The distance from the site, which the load bias moves as it
-		// moves the symbol.
-		return memory(int64(sym+uint64(a.Offset)-pc), "%ip", size, a.Signed), nil
+		return global(a, pc, size, o)
 	case argspec.SIB:
 		return "", errSIB
 	case argspec.FloatRegister:
@@ -114,11 +108,7 @@ func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 		if a.Reloc == argspec.RelocGOTOFF {
 			// The register holds the GOT's address, so the operand is
 			// the symbol's: read relative to the site as a global is.
-			sym, err := symbol(a.Symbol, o)
-			if err != nil {
-				return "", err
-			}
-			return memory(int64(sym+uint64(a.Offset)-pc), "%ip", size, a.Signed), nil
+			return global(a, pc, size, o)
 		}
 		reg, err := regI386(a.Base)
 		if err != nil {
@@ -130,13 +120,8 @@ func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 		}
 		return memory(off, reg, size, a.Signed), nil
 	case argspec.Symbol:
-		// An absolute address, as non-PIC code has it: the distance from
-		// the site, which the load bias moves as it moves the symbol.
-		sym, err := symbol(a.Symbol, o)
-		if err != nil {
-			return "", err
-		}
-		return memory(int64(sym+uint64(a.Offset)-pc), "%ip", orFour(size), a.Signed), nil
+		// An absolute address, as non-PIC code has it.
+		return global(a, pc, orFour(size), o)
 	case argspec.SIB:
 		return "", errSIB
 	case argspec.FloatRegister:
@@ -181,4 +166,16 @@ func regI386(r argspec.Reg) (string, error) {
 		return "%" + b[1:], nil
 	}
 	return "", fmt.Errorf("register %%%s not in pt_regs", r.Name)
+}
+
+// global returns the fetch argument of the size bytes at a's symbol plus
+// its offset, for the site whose link-time address is pc: read at their
+// distance from the site, which the load bias moves as it moves the
+// symbol.
+func global(a *argspec.Arg, pc uint64, size int, o *Options) (string, error) {
+	sym, err := symbol(a.Symbol, o)
+	if err != nil {
+		return "", err
+	}
+	return memory(int64(sym+uint64(a.Offset)-pc), "%ip", size, a.Signed), nil
 }
