@@ -27,16 +27,7 @@ func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if size == 0 || size > a.Base.Size {
-			size = a.Base.Size
-		}
-		if a.Base.Shift != 0 {
-			if a.Signed {
-				return "", fmt.Errorf("signed %%%s: bitfields are unsigned", a.Base.Name)
-			}
-			return fmt.Sprintf("%s:b%d@%d/64", reg, size*8, a.Base.Shift), nil
-		}
-		return reg + ":" + typeName(size, a.Signed), nil
+		return x86Register(a, reg, size, 64)
 	case argspec.Memory:
 		if a.Base.Name == "rip" {
 			return memory(a.Offset+x86NopLen, "%ip", size, a.Signed), nil
@@ -92,17 +83,9 @@ func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 		if size > a.Base.Size && a.Index.Name != "" {
 			return "", fmt.Errorf("%d-byte value in %%%s:%%%s: a fetch argument reads one register", size, a.Index.Name, a.Base.Name)
 		}
-		if size == 0 || size > a.Base.Size {
-			size = a.Base.Size
-		}
-		if a.Base.Shift != 0 {
-			if a.Signed {
-				return "", fmt.Errorf("signed %%%s: bitfields are unsigned", a.Base.Name)
-			}
-			// A 32-bit container: the register's own width, on either kernel.
-			return fmt.Sprintf("%s:b%d@%d/32", reg, size*8, a.Base.Shift), nil
-		}
-		return reg + ":" + typeName(size, a.Signed), nil
+		// A 32-bit container for a high byte: the register's own
+		// width, on either kernel.
+		return x86Register(a, reg, size, 32)
 	case argspec.Memory:
 		size = orFour(size)
 		if a.Reloc == argspec.RelocGOTOFF {
@@ -178,4 +161,20 @@ func global(a *argspec.Arg, pc uint64, size int, o *Options) (string, error) {
 		return "", err
 	}
 	return memory(int64(sym+uint64(a.Offset)-pc), "%ip", size, a.Signed), nil
+}
+
+// x86Register returns the fetch argument of register operand a, of size
+// bytes (the register's if 0), in the pt_regs field reg: a high byte
+// (%ah) as a bitfield of a container of width bits.
+func x86Register(a *argspec.Arg, reg string, size, width int) (string, error) {
+	if size == 0 || size > a.Base.Size {
+		size = a.Base.Size
+	}
+	if a.Base.Shift != 0 {
+		if a.Signed {
+			return "", fmt.Errorf("signed %%%s: bitfields are unsigned", a.Base.Name)
+		}
+		return fmt.Sprintf("%s:b%d@%d/%d", reg, size*8, a.Base.Shift, width), nil
+	}
+	return reg + ":" + typeName(size, a.Signed), nil
 }
