@@ -32,15 +32,7 @@ func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 		if a.Base.Name == "rip" {
 			return memory(a.Offset+x86NopLen, "%ip", size, a.Signed), nil
 		}
-		reg, err := regAMD64(a.Base)
-		if err != nil {
-			return "", err
-		}
-		off, err := absolute(a, o)
-		if err != nil {
-			return "", err
-		}
-		return memory(off, reg, size, a.Signed), nil
+		return x86Memory(a, regAMD64, size, o)
 	case argspec.Symbol:
 		return global(a, pc, size, o)
 	case argspec.SIB:
@@ -93,15 +85,7 @@ func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 			// the symbol's: read relative to the site as a global is.
 			return global(a, pc, size, o)
 		}
-		reg, err := regI386(a.Base)
-		if err != nil {
-			return "", err
-		}
-		off, err := absolute(a, o)
-		if err != nil {
-			return "", err
-		}
-		return memory(off, reg, size, a.Signed), nil
+		return x86Memory(a, regI386, size, o)
 	case argspec.Symbol:
 		// An absolute address, as non-PIC code has it.
 		return global(a, pc, orFour(size), o)
@@ -177,4 +161,18 @@ func x86Register(a *argspec.Arg, reg string, size, width int) (string, error) {
 		return fmt.Sprintf("%s:b%d@%d/%d", reg, size*8, a.Base.Shift, width), nil
 	}
 	return reg + ":" + typeName(size, a.Signed), nil
+}
+
+// x86Memory returns the fetch argument of the size bytes at memory
+// operand a, its base register named by regName.
+func x86Memory(a *argspec.Arg, regName func(argspec.Reg) (string, error), size int, o *Options) (string, error) {
+	reg, err := regName(a.Base)
+	if err != nil {
+		return "", err
+	}
+	off, err := absolute(a, o)
+	if err != nil {
+		return "", err
+	}
+	return memory(off, reg, size, a.Signed), nil
 }
