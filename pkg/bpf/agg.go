@@ -240,6 +240,16 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 	return l, nil
 }
 
+// readSize returns the bytes the program reads into a part of size
+// bytes: a string's strSize and its NUL, as the events have it, though
+// its room is rounded up to 8.
+func (l *keyLayout) readSize(size int, str bool, strSize int) int {
+	if str {
+		return min(size, strSize+1)
+	}
+	return size
+}
+
 // stringPartSize returns the bytes a string takes in a key: strSize and
 // its NUL, rounded up to 8.
 func stringPartSize(strSize int) int { return (strSize + 1 + 7) &^ 7 }
@@ -310,7 +320,7 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	var offs, sizes [MaxKeyParts]uint16
 	readArgs := a.Mode == AggHist || a.Mode == AggStats || a.Mode == AggLatency && pair == int(PartArg)
 	for i, k := range l.parts {
-		kinds[i], offs[i], sizes[i] = uint8(k), uint16(l.off[i]), uint16(l.size[i])
+		kinds[i], offs[i], sizes[i] = uint8(k), uint16(l.off[i]), uint16(l.readSize(l.size[i], l.str[i], o.StringSize))
 		readArgs = readArgs || k == PartArg
 	}
 	for name, v := range map[string]any{
@@ -318,7 +328,7 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 		aggVarNparts:   uint8(len(l.parts)),
 		aggVarKeyWords: uint8(l.zeroed() / 8),
 		aggVarPairKind: uint8(pair),
-		aggVarPairSize: uint16(max(l.pairSize, numberSize)),
+		aggVarPairSize: uint16(l.readSize(max(l.pairSize, numberSize), l.pairStr, o.StringSize)),
 		aggVarReadArgs: boolByte(readArgs),
 		aggVarPartKind: kinds,
 		aggVarPartOff:  offs,
