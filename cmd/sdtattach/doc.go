@@ -308,12 +308,15 @@ unloads a library while sdtattach runs, for about a microsecond, and
 stops only those of the command.) A descendant that moves itself to
 another cgroup is no longer traced.
 
-With --backend tracefs, the perf events of the command's threads, which
-the processes it forks inherit, put the breakpoints in those processes
-only, not in others; each record carries the cgroup of its thread
-(PERF_SAMPLE_CGROUP), and those of other cgroups are dropped.
+With --backend tracefs, -f enables the events for every process, as
+the BPF backend attaches without the pid filter, with the same cost to
+the other processes that map the files; each record carries the cgroup
+of its thread (PERF_SAMPLE_CGROUP), and those of other cgroups are
+dropped. A descendant that executes a statically linked program is
+searched for PROVIDER:NAME by neither backend (it has no dynamic
+loader to stop it in): name its probes by PATH:PROVIDER:NAME.
 
-With BPF, that costs the other processes on the system: without the pid filter,
+That costs the other processes on the system: without the pid filter,
 the kernel puts the breakpoints in every process that maps the files
 while sdtattach is attached (for a probe of libc, every process), and
 raises the semaphores of is-enabled probes there; each of their hits

@@ -28,8 +28,10 @@ type TraceOptions struct {
 	PID int
 	// Cgroup, with PID, is the id of a cgroup v2 (the inode of its
 	// directory) whose processes are traced too: those PID starts, born
-	// in its cgroup, and what they execute (sdtattach -f). Each record
-	// then carries the cgroup of its thread (PERF_SAMPLE_CGROUP, Linux
+	// in its cgroup, and what they execute (sdtattach -f). The events
+	// are then enabled for every process, as without PID (the kernel
+	// puts the breakpoints in every process that maps the files), each
+	// record carries the cgroup of its thread (PERF_SAMPLE_CGROUP, Linux
 	// 5.7), and those of other cgroups are dropped.
 	Cgroup uint64
 	// Done, when not nil, stops the Tracer once it is closed, instead of
@@ -288,7 +290,12 @@ func (t *Tracer) enable(o *TraceOptions) error {
 	watermark := uint32(size / 4)
 	targets := []int{-1}
 	inherit := false
-	if t.pid != 0 {
+	// With a cgroup, the events sample every process, as the kernel
+	// then installs the breakpoints of the uprobes in every process
+	// that maps the files: a process's inherited events, which limit
+	// them to it and its children, do not reliably reach the mappings
+	// a child makes after its fork. Decode keeps the cgroup's records.
+	if t.pid != 0 && t.cgroup == 0 {
 		if targets, err = threads(t.pid); err != nil {
 			return err
 		}
