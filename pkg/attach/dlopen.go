@@ -71,11 +71,15 @@ type grower interface {
 
 // newDlopenFollower attaches to the dynamic loader of the process of o
 // and, with o.Cgroup, of the processes of that cgroup that share it. A
-// program without one (static) loads nothing: the follower is nil.
+// statically linked program is its own loader: its dlopen calls the
+// debugState of its own, when its symbols name it.
 func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 	ld, err := interpreter(o.PID)
-	if err != nil || ld == "" {
+	if err != nil {
 		return nil, err
+	}
+	if ld == "" {
+		ld = "/proc/" + strconv.Itoa(o.PID) + "/exe"
 	}
 	so := &bpf.StopperOptions{PID: o.PID}
 	if o.Cgroup != 0 {
