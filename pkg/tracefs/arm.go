@@ -74,4 +74,4 @@ func ARMCode(f *elf.File) func(pc uint64) bool {
 
 // errNotARM is the error of a 32-bit Arm site that Options.ARM does not
 // vouch for.
-var errNotARM = errors.New("not known to be ARM code: Arm uprobes take ARM code, not Thumb code, and without symbols the two cannot be told apart (compile with -marm, keep .symtab)")
+var errNotARM = errors.New("not known to be ARM code (Thumb code, or no symbols to tell): Arm uprobes take ARM code only (compile with -marm, keep .symtab)")
