@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 )
 
 var (
@@ -25,10 +26,37 @@ var (
 	ErrNoStrings = errors.New("program loaded without string support")
 )
 
-// permission adds ErrPermission to an error caused by missing privilege.
+// permission adds ErrPermission to an error caused by missing privilege;
+// for root, which has every privilege, it says what else refuses.
 func permission(err error) error {
 	if err != nil && errors.Is(err, os.ErrPermission) && !errors.Is(err, ErrPermission) {
+		if privileged() {
+			return fmt.Errorf("%w (%w)", err, deniedError{})
+		}
 		return fmt.Errorf("%w (%w)", err, ErrPermission)
 	}
 	return err
 }
+
+// privileged reports whether this process has CAP_SYS_ADMIN, or CAP_BPF
+// and CAP_PERFMON, in its effective set: what it is refused is then not
+// for want of privilege.
+func privileged() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) != nil {
+		return false
+	}
+	has := func(c uint) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
+	return has(unix.CAP_SYS_ADMIN) || has(unix.CAP_BPF) && has(unix.CAP_PERFMON)
+}
+
+// deniedError is ErrPermission as a privileged process meets it: a
+// policy, not a missing privilege.
+type deniedError struct{}
+
+func (deniedError) Error() string {
+	return "refused though privileged: a seccomp filter or a security module forbids it"
+}
+
+func (deniedError) Is(target error) bool { return target == ErrPermission }
