@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -40,7 +41,9 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 		lo.Stdout = f
 	}
 	if c.follow {
-		cg, err := launch.NewCgroup("sdtattach-*")
+		// Those a SIGKILL left, once empty; ours is named after our pid.
+		launch.RemoveStale(cgroupPrefix)
+		cg, err := launch.NewCgroup(cgroupPrefix + strconv.Itoa(os.Getpid()) + "-*")
 		if err != nil {
 			return fmt.Errorf("-f: %w", err)
 		}
@@ -72,6 +75,9 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 	err = trace(ctx, c, opts, stdout, logger)
 	return endCommand(cmd, lo.Cgroup, err, sigs, logger)
 }
+
+// cgroupPrefix begins the names of the cgroups of -f: sdtattach-PID-N.
+const cgroupPrefix = "sdtattach-"
 
 // removeCgroup removes the cgroup of -f, moving out the processes the
 // command left running, which sdtattach does not wait for.

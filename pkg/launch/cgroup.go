@@ -273,3 +273,35 @@ func (c *Cgroup) Kill() error {
 	}
 	return nil
 }
+
+// RemoveStale removes the cgroups, children of the cgroup v2 of this
+// process, that an earlier tracer made with NewCgroup and a pattern
+// prefix+PID+"-*", and left when it was killed: those whose process PID
+// is gone and that are empty. A cgroup whose processes still run is
+// left, for a later call. It returns how many it removed.
+func RemoveStale(prefix string) (int, error) {
+	parent, err := selfCgroup()
+	if err != nil {
+		return 0, fmt.Errorf("cgroup: %w", err)
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return 0, fmt.Errorf("cgroup: %w", err)
+	}
+	n := 0
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !e.IsDir() || !ok {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			continue
+		}
+		if unix.Rmdir(filepath.Join(parent, e.Name())) == nil {
+			n++
+		}
+	}
+	return n, nil
+}

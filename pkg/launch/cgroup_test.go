@@ -126,3 +126,62 @@ func TestCgroupEmptied(t *testing.T) {
 		t.Fatalf("Emptied not closed 5s after SIGTERM; cgroup.procs = %q", procs(t, cg))
 	}
 }
+
+// RemoveStale removes the empty cgroups of gone tracers, and leaves
+// those of live ones, those still in use, and others'.
+func TestRemoveStale(t *testing.T) {
+	probe, err := NewCgroup("launch-stale-probe-*")
+	if err != nil {
+		t.Skipf("requires a writable cgroup v2 (%v)", err)
+	}
+	probe.Remove()
+	// A pid that is gone: a child waited for.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("requires true: %v", err)
+	}
+	gone := strconv.Itoa(cmd.Process.Pid)
+	live := strconv.Itoa(os.Getpid())
+	const prefix = "launch-stale-"
+	var made []*Cgroup
+	mk := func(name string) *Cgroup {
+		cg, err := NewCgroup(prefix + name + "-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, cg)
+		return cg
+	}
+	stale, mine := mk(gone), mk(live)
+	busy := mk(gone)
+	other, err := NewCgroup("launch-other-" + gone + "-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made = append(made, other)
+	defer func() {
+		for _, cg := range made {
+			cg.Remove()
+		}
+	}()
+	c, err := Start([]string{"sleep", "60"}, &Options{Cgroup: busy})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	c.Release()
+	defer func() { busy.Signal(unix.SIGKILL); c.Wait() }()
+
+	n, err := RemoveStale(prefix)
+	if err != nil || n != 1 {
+		t.Errorf("RemoveStale = %d, %v; want 1", n, err)
+	}
+	for _, tt := range []struct {
+		cg   *Cgroup
+		kept bool
+	}{{stale, false}, {mine, true}, {busy, true}, {other, true}} {
+		_, err := os.Stat(tt.cg.Path)
+		if kept := err == nil; kept != tt.kept {
+			t.Errorf("%s kept: %v, want %v", filepath.Base(tt.cg.Path), kept, tt.kept)
+		}
+	}
+}
