@@ -53,7 +53,18 @@ func buildTools(t *testing.T) string {
 
 func TestScript(t *testing.T) {
 	bin := buildTools(t)
+	// The scripts' $WORK directories, in a directory of their own, where
+	// KillStrays finds the fixtures a failed script left running.
+	work, err := os.MkdirTemp("", "sdtkit-scripts-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", work)
 	t.Cleanup(func() {
+		if n, err := sdtscript.KillStrays(work); n > 0 || err != nil {
+			t.Logf("killed %d processes left running under %s (%v)", n, work, err)
+		}
+		os.RemoveAll(work)
 		if err := sdtscript.RemoveUprobes(); err != nil {
 			t.Error(err)
 		}

@@ -12,7 +12,12 @@
 // those of any project whose probes are to be checked from a Go test:
 //
 //	func TestScript(t *testing.T) {
+//		// The scripts' $WORK directories, in a directory of their own,
+//		// where KillStrays finds what a failed script left running.
+//		work := t.TempDir()
+//		t.Setenv("TMPDIR", work)
 //		t.Cleanup(func() {
+//			sdtscript.KillStrays(work)
 //			if err := sdtscript.RemoveUprobes(); err != nil {
 //				t.Error(err)
 //			}
