@@ -55,7 +55,7 @@ func TestScript(t *testing.T) {
 	bin := buildTools(t)
 	// The scripts' $WORK directories, in a directory of their own, where
 	// KillStrays finds the fixtures a failed script left running.
-	work, err := os.MkdirTemp("", "sdtkit-scripts-")
+	work, err := os.MkdirTemp("", "sdts-")
 	if err != nil {
 		t.Fatal(err)
 	}
