@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 
@@ -39,15 +41,16 @@ const (
 // with Options.Cgroup, every process of that cgroup: the sites are then
 // attached by file, for all of them.
 type dlopenFollower struct {
-	pid     int
-	pidfd   int // of pid, to signal it and not another that took its pid; -1 without
-	cgroup  uint64
-	stopper *bpf.Stopper
-	plan    *Plan
-	prog    *bpf.Program
-	g       grower
-	done    chan struct{} // closed when run returns
-	once    sync.Once
+	pid       int
+	pidfd     int // of pid, to signal it and not another that took its pid; -1 without
+	cgroup    uint64
+	cgroupDir string
+	stopper   *bpf.Stopper
+	plan      *Plan
+	prog      *bpf.Program
+	g         grower
+	done      chan struct{} // closed when run returns
+	once      sync.Once
 
 	attached map[[2]uint64]bool // files attached, by device and inode
 	read     map[[2]uint64]bool // mapped objects read, by device and inode as the maps show them
@@ -93,7 +96,7 @@ func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 	if err != nil {
 		fd = -1
 	}
-	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: o.Cgroup, stopper: s, done: make(chan struct{}),
+	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: o.Cgroup, cgroupDir: o.CgroupDir, stopper: s, done: make(chan struct{}),
 		attached: make(map[[2]uint64]bool), read: make(map[[2]uint64]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 
@@ -172,9 +175,15 @@ func (f *dlopenFollower) stop() {
 		return
 	}
 	f.once.Do(func() {
-		// The stops made until the uprobe is gone are read, and their
-		// processes let run on.
-		f.stopper.Detach()
+		if f.gone() {
+			// No stop can concern a process that is gone: the
+			// uprobe is let go without waiting for the kernel.
+			f.stopper.Abandon()
+		} else {
+			// The stops made until the uprobe is gone are read, and
+			// their processes let run on.
+			f.stopper.Detach()
+		}
 		if f.g != nil {
 			<-f.done
 		}
@@ -186,6 +195,20 @@ func (f *dlopenFollower) stop() {
 			unix.Close(f.pidfd)
 		}
 	})
+}
+
+// gone reports whether every process followed has exited: the process,
+// or with a cgroup every process of it.
+func (f *dlopenFollower) gone() bool {
+	if f.cgroup != 0 {
+		b, err := os.ReadFile(filepath.Join(f.cgroupDir, "cgroup.procs"))
+		return err == nil && len(bytes.TrimSpace(b)) == 0
+	}
+	if f.pidfd < 0 {
+		return false
+	}
+	n, err := unix.Poll([]unix.PollFd{{Fd: int32(f.pidfd), Events: unix.POLLIN}}, 0)
+	return err == nil && n == 1
 }
 
 func (f *dlopenFollower) warn(err error) {

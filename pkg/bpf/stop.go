@@ -168,6 +168,19 @@ func (s *Stopper) Detach() error {
 	return err
 }
 
+// Abandon lets the uprobe go without waiting until it is gone, which
+// takes the kernel tens of milliseconds: for a Stopper whose processes
+// have all exited, which no further stop can concern. The guard lets it
+// go after. Read then returns ErrClosed; Close is still to be called.
+func (s *Stopper) Abandon() {
+	if s.link != nil {
+		s.link.Close() // the guard's copy holds the uprobe: no wait
+		s.link = nil
+	}
+	s.guard.abandon()
+	s.rd.Flush()
+}
+
 // Close detaches the uprobe; a Read in progress returns ErrClosed.
 func (s *Stopper) Close() error {
 	var errs []error

@@ -95,6 +95,19 @@ func TestStopper(t *testing.T) {
 		t.Fatalf("demo: %v", err)
 	}
 
+	// Once its process is gone, a Stopper is abandoned: Read ends.
+	gone, err := NewStopper(ld, fn, &StopperOptions{PID: os.Getpid()})
+	if err != nil {
+		t.Fatalf("NewStopper: %v", err)
+	}
+	gone.Abandon()
+	if _, err := gone.Read(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Read after Abandon: %v, want ErrClosed", err)
+	}
+	if err := gone.Close(); err != nil {
+		t.Errorf("Close after Abandon: %v", err)
+	}
+
 	// A cgroup no process is in: nothing stops.
 	cmd, run = startStopped(t)
 	other, err := NewStopper(ld, fn, &StopperOptions{Cgroup: 1 << 62, CgroupDir: t.TempDir()}) // the root cgroup's is 1

@@ -114,6 +114,18 @@ func (g *stopGuard) release() error {
 	return nil
 }
 
+// abandon tells the guard that the tracer detaches, without waiting for
+// it to let the uprobe go.
+func (g *stopGuard) abandon() {
+	if g == nil || g.conn == nil {
+		return
+	}
+	g.conn.Write([]byte{1})
+	g.conn.Close()
+	g.conn = nil
+	go g.cmd.Wait() // reaped, should this process outlive it
+}
+
 // serveStopGuard is the guard, of the cgroup at dir or, for "-", of the
 // process of its pidfd. It returns the exit status.
 func serveStopGuard(dir string) int {
