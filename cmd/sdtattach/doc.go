@@ -257,7 +257,7 @@ Each change to the loader's list of objects (two at its start, two for
 each dlopen and dlclose) stops the command while sdtattach reads the
 notes of the objects mapped since the last stop (a stop that maps
 nothing new reads the maps alone): a dlopen and dlclose of a small
-library took 0.6 ms here, against 44 µs untraced and 57 µs traced with a
+library took 0.5 ms here, against 36 µs untraced and 49 µs traced with a
 PATH:PROVIDER:NAME probe of the library, which does not stop the command
 (scripts/bench, part launch). A PROVIDER:NAME probe that
 no object of the command has at its start is then no error, but a
