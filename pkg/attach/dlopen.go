@@ -52,7 +52,7 @@ type dlopenFollower struct {
 	done      chan struct{} // closed when run returns
 	once      sync.Once
 
-	attached map[[2]uint64]bool // files attached, by device and inode
+	attached map[probeID]bool   // probes attached or refused
 	read     map[[2]uint64]bool // mapped objects read, by device and inode as the maps show them
 	mapped   map[[2]uint64]bool // files mapped when objects were last read, likewise
 	warned   map[string]bool
@@ -97,7 +97,7 @@ func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 		fd = -1
 	}
 	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: o.Cgroup, cgroupDir: o.CgroupDir, stopper: s, done: make(chan struct{}),
-		attached: make(map[[2]uint64]bool), read: make(map[[2]uint64]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
+		attached: make(map[probeID]bool), read: make(map[[2]uint64]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 
 // interpreter returns the dynamic loader of process pid, as a path
@@ -126,10 +126,20 @@ func interpreter(pid int) (string, error) {
 // prog the sites of plan p.
 func (f *dlopenFollower) start(p *Plan, prog *bpf.Program, g grower) {
 	f.plan, f.prog, f.g = p, prog, g
-	for _, a := range p.Attachments {
-		f.attached[[2]uint64{a.Target.Dev, a.Target.Inode}] = true
+	for _, pr := range p.Probes {
+		f.attached[idOf(pr)] = true
 	}
 	go f.run()
+}
+
+// A probeID is a probe of a file, by the file's device and inode.
+type probeID struct {
+	dev, inode     uint64
+	provider, name string
+}
+
+func idOf(p *probe.Probe) probeID {
+	return probeID{p.Target.Dev, p.Target.Inode, p.Provider, p.Name}
 }
 
 func (f *dlopenFollower) run() {
@@ -263,18 +273,14 @@ func (f *dlopenFollower) addLoaded(pid int) {
 			tg.Release()
 		}
 	}()
+	// A probe of a file a PATH:PROVIDER:NAME specification named is
+	// new to the others.
 	var probes []*probe.Probe
-	targets := make(map[[2]uint64]bool)
 	for _, pr := range sel.Probes {
-		id := [2]uint64{pr.Target.Dev, pr.Target.Inode}
-		if f.attached[id] {
-			continue
+		if id := idOf(pr); !f.attached[id] {
+			f.attached[id] = true
+			probes = append(probes, pr)
 		}
-		targets[id] = true
-		probes = append(probes, pr)
-	}
-	for id := range targets {
-		f.attached[id] = true
 	}
 	if len(probes) > 0 {
 		f.plan.grow(f.prog, probes, f.g, pid, f.warn)
