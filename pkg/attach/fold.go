@@ -148,9 +148,12 @@ func (f *folder) foldLate(upTo time.Time) {
 	n := 0
 	for n < len(f.late) && (upTo.IsZero() || !f.late[n].Time.After(upTo)) {
 		f.fold(&f.late[n])
+		f.late[n] = Event{} // its strings go with it
 		n++
 	}
-	f.late = slices.Delete(f.late, 0, n)
+	// Resliced, not copied: an append that outgrows the array copies
+	// the events left, once.
+	f.late = f.late[n:]
 }
 
 // fold counts the hit of ev as the BPF program counts it.
