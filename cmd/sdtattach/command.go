@@ -8,7 +8,6 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -43,7 +42,7 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 	if c.follow {
 		// Those a SIGKILL left, once empty; ours is named after our pid.
 		launch.RemoveStale(cgroupPrefix)
-		cg, err := launch.NewCgroup(cgroupPrefix + strconv.Itoa(os.Getpid()) + "-*")
+		cg, err := launch.NewCgroup(launch.OwnerPattern(cgroupPrefix))
 		if err != nil {
 			return fmt.Errorf("-f: %w", err)
 		}
@@ -76,7 +75,8 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 	return endCommand(cmd, lo.Cgroup, err, sigs, logger)
 }
 
-// cgroupPrefix begins the names of the cgroups of -f: sdtattach-PID-N.
+// cgroupPrefix begins the names of the cgroups of -f (see
+// launch.OwnerPattern).
 const cgroupPrefix = "sdtattach-"
 
 // removeCgroup removes the cgroup of -f, moving out the processes the

@@ -291,8 +291,9 @@ Without -f, only the command's process is traced, not the processes it
 starts: the kernel filters the uprobes by its pid, as with -p.
 
 With -f, its descendants are traced too. sdtattach makes a cgroup v2,
-sdtattach-PID-N, a child of its own cgroup (on a hybrid system in the
-cgroup2 file system at /sys/fs/cgroup/unified), and the kernel starts
+sdtattach-NS-PID-N (NS the inode of its PID namespace, PID its pid), a
+child of its own cgroup (on a hybrid system in the cgroup2 file system
+at /sys/fs/cgroup/unified), and the kernel starts
 the command in it (CLONE_INTO_CGROUP, Linux 5.7); every process it
 forks is born there, whatever it executes. The uprobes are attached
 without the pid filter, and the BPF program drops, first thing, every
@@ -338,11 +339,12 @@ then removed. A process that could not be removed from it in time (one
 forking faster than it is moved) is moved to sdtattach's own cgroup,
 where it would have run without -f, and sdtattach says how many:
 
-	sdtattach: -f: 2 processes of the command still run, untraced; moved out of /sys/fs/cgroup/sdtattach-4242-1951
+	sdtattach: -f: 2 processes of the command still run, untraced; moved out of /sys/fs/cgroup/sdtattach-4026531836-4242-1951
 
 A sdtattach killed by SIGKILL leaves the cgroup, which the next
-sdtattach -f removes once its processes have ended (the cgroups whose
-sdtattach PID is gone and that are empty); the command then gets
+sdtattach -f of the same PID namespace removes once its processes have
+ended (the cgroups whose sdtattach is gone and that are empty); the
+command then gets
 SIGTERM, and its descendants run on. -f needs a writable cgroup2 file system (root, or a
 delegated cgroup); a cgroup that cannot be made is an error before the
 command runs.

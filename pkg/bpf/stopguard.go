@@ -33,12 +33,13 @@ import (
 // given as a pidfd.
 const stopGuardEnv = "SDTKIT_STOP_GUARD"
 
-// The guard's descriptors: its end of the socket, the link, and the
-// pidfd of the process followed.
+// The guard's descriptors: its end of the socket, the link, a pidfd of
+// the tracer, and a pidfd of the process followed.
 const (
-	guardConnFD  = 3
-	guardLinkFD  = 4
-	guardPidfdFD = 5
+	guardConnFD   = 3
+	guardLinkFD   = 4
+	guardTracerFD = 5
+	guardPidfdFD  = 6
 )
 
 func init() {
@@ -68,9 +69,18 @@ func startStopGuard(linkFD, pidfd int, dir string) (*stopGuard, error) {
 			f.Close()
 		}
 	}()
+	// The tracer, named by a pidfd of its own: the guard's parent may
+	// be another by the time it asks (a subreaper's, should the tracer
+	// die at once).
+	tracer, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		ours.Close()
+		return nil, fmt.Errorf("start stop guard: %w", err)
+	}
+	defer unix.Close(tracer)
 	// Copies, closed once the guard has its own: the originals stay
 	// the Stopper's.
-	for _, fd := range []int{linkFD, pidfd} {
+	for _, fd := range []int{linkFD, tracer, pidfd} {
 		if fd < 0 {
 			continue
 		}
@@ -131,11 +141,6 @@ func (g *stopGuard) abandon() {
 func serveStopGuard(dir string) int {
 	signal.Ignore(unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGPIPE)
 	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&[]byte(keeperName + "\x00")[0])), 0, 0, 0)
-	// The tracer, before anything can make this process an orphan.
-	tracer, err := unix.PidfdOpen(os.Getppid(), 0)
-	if err != nil || os.Getppid() == 1 {
-		tracer = -1
-	}
 	var b [1]byte
 	if n, _ := unix.Read(guardConnFD, b[:]); n == 1 {
 		unix.Close(guardLinkFD) // the tracer detaches
@@ -143,9 +148,7 @@ func serveStopGuard(dir string) int {
 	}
 	// The tracer is gone, or going: once it has exited, its copy of
 	// the link is closed, and with this one no thread stops.
-	if tracer >= 0 {
-		unix.Poll([]unix.PollFd{{Fd: int32(tracer), Events: unix.POLLIN}}, 10000)
-	}
+	unix.Poll([]unix.PollFd{{Fd: guardTracerFD, Events: unix.POLLIN}}, 10000)
 	unix.Close(guardLinkFD)
 	if dir == "-" {
 		unix.PidfdSendSignal(guardPidfdFD, unix.SIGCONT, nil, 0)
@@ -159,7 +162,7 @@ func serveStopGuard(dir string) int {
 }
 
 // continueStopped sends SIGCONT to the processes of the cgroup at dir
-// that are stopped.
+// that have a stopped thread.
 func continueStopped(dir string) error {
 	f, err := os.Open(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
@@ -180,13 +183,24 @@ func continueStopped(dir string) error {
 	return errors.Join(append(errs, sc.Err())...)
 }
 
-// stopped reports whether process pid is stopped by a signal.
+// stopped reports whether a thread of process pid is stopped by a
+// signal: not only the main thread, which may have exited (a zombie
+// while the others run, or wait stopped).
 func stopped(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	task := "/proc/" + strconv.Itoa(pid) + "/task"
+	ents, err := os.ReadDir(task)
 	if err != nil {
 		return false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'T'
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(task, e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) && s[i+2] == 'T' {
+			return true
+		}
+	}
+	return false
 }

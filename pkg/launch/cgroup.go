@@ -274,11 +274,30 @@ func (c *Cgroup) Kill() error {
 	return nil
 }
 
+// OwnerPattern returns the NewCgroup pattern of a cgroup of this
+// process's own: prefix, the inode of its PID namespace, its pid, then
+// NewCgroup's random part, as sdtattach-4026531836-4242-1951. By them
+// RemoveStale tells whether the owner is gone.
+func OwnerPattern(prefix string) string {
+	return prefix + strconv.FormatUint(pidNamespace(), 10) + "-" + strconv.Itoa(os.Getpid()) + "-*"
+}
+
+// pidNamespace returns the inode of this process's PID namespace, 0 when
+// it cannot be told.
+func pidNamespace() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/pid", &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
 // RemoveStale removes the cgroups, children of the cgroup v2 of this
-// process, that an earlier tracer made with NewCgroup and a pattern
-// prefix+PID+"-*", and left when it was killed: those whose process PID
-// is gone and that are empty. A cgroup whose processes still run is
-// left, for a later call. It returns how many it removed.
+// process, that an earlier tracer made with OwnerPattern(prefix) and left
+// when it was killed: those whose owner, a process of this PID namespace,
+// is gone, and that are empty. A cgroup whose processes still run is
+// left, for a later call, and so is one of another PID namespace, whose
+// owner cannot be told from here. It returns how many it removed.
 func RemoveStale(prefix string) (int, error) {
 	parent, err := selfCgroup()
 	if err != nil {
@@ -288,15 +307,19 @@ func RemoveStale(prefix string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cgroup: %w", err)
 	}
+	ns := pidNamespace()
 	n := 0
 	for _, e := range ents {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !e.IsDir() || !ok {
+		if !e.IsDir() || !ok || ns == 0 {
 			continue
 		}
-		pidText, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+		parts := strings.SplitN(rest, "-", 3)
+		if len(parts) != 3 || parts[0] != strconv.FormatUint(ns, 10) {
+			continue
+		}
+		pid, err := strconv.Atoi(parts[1])
+		if err != nil || pid <= 0 || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
 			continue
 		}
 		if unix.Rmdir(filepath.Join(parent, e.Name())) == nil {

@@ -128,7 +128,8 @@ func TestCgroupEmptied(t *testing.T) {
 }
 
 // RemoveStale removes the empty cgroups of gone tracers, and leaves
-// those of live ones, those still in use, and others'.
+// those of live ones, those still in use, those of another PID
+// namespace, and others'.
 func TestRemoveStale(t *testing.T) {
 	probe, err := NewCgroup("launch-stale-probe-*")
 	if err != nil {
@@ -140,25 +141,21 @@ func TestRemoveStale(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Skipf("requires true: %v", err)
 	}
-	gone := strconv.Itoa(cmd.Process.Pid)
-	live := strconv.Itoa(os.Getpid())
 	const prefix = "launch-stale-"
+	ns := strconv.FormatUint(pidNamespace(), 10)
+	gone := ns + "-" + strconv.Itoa(cmd.Process.Pid)
 	var made []*Cgroup
-	mk := func(name string) *Cgroup {
-		cg, err := NewCgroup(prefix + name + "-*")
+	mk := func(pattern string) *Cgroup {
+		cg, err := NewCgroup(pattern)
 		if err != nil {
 			t.Fatal(err)
 		}
 		made = append(made, cg)
 		return cg
 	}
-	stale, mine := mk(gone), mk(live)
-	busy := mk(gone)
-	other, err := NewCgroup("launch-other-" + gone + "-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	made = append(made, other)
+	stale, mine, busy := mk(prefix+gone+"-*"), mk(OwnerPattern(prefix)), mk(prefix+gone+"-*")
+	otherNS := mk(prefix + "1-" + strconv.Itoa(cmd.Process.Pid) + "-*")
+	other := mk("launch-other-" + gone + "-*")
 	defer func() {
 		for _, cg := range made {
 			cg.Remove()
@@ -178,7 +175,7 @@ func TestRemoveStale(t *testing.T) {
 	for _, tt := range []struct {
 		cg   *Cgroup
 		kept bool
-	}{{stale, false}, {mine, true}, {busy, true}, {other, true}} {
+	}{{stale, false}, {mine, true}, {busy, true}, {otherNS, true}, {other, true}} {
 		_, err := os.Stat(tt.cg.Path)
 		if kept := err == nil; kept != tt.kept {
 			t.Errorf("%s kept: %v, want %v", filepath.Base(tt.cg.Path), kept, tt.kept)
