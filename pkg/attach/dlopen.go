@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -51,6 +52,7 @@ type dlopenFollower struct {
 	g         grower
 	done      chan struct{} // closed when run returns
 	once      sync.Once
+	ending    atomic.Bool // set by stop, before the guard is let go
 
 	attached map[probeID]bool   // probes attached or refused
 	read     map[[2]uint64]bool // mapped objects read, by device and inode as the maps show them
@@ -130,6 +132,21 @@ func (f *dlopenFollower) start(p *Plan, prog *bpf.Program, g grower) {
 		f.attached[idOf(pr)] = true
 	}
 	go f.run()
+	go f.watchGuard()
+}
+
+// watchGuard warns when the Stopper's guard process exits while the
+// process is followed: a SIGKILL of the tracer during a stop would then
+// leave the process stopped.
+func (f *dlopenFollower) watchGuard() {
+	select {
+	case <-f.stopper.GuardExited():
+	case <-f.done:
+		return
+	}
+	if w := f.plan.opts.Warn; w != nil && !f.ending.Load() {
+		w(fmt.Errorf("follow dlopen: the guard process of the stops in the dynamic loader exited; should sdtattach be killed during a stop, process %d would stay stopped", f.pid))
+	}
 }
 
 // A probeID is a probe of a file, by the file's device and inode.
@@ -185,6 +202,7 @@ func (f *dlopenFollower) stop() {
 		return
 	}
 	f.once.Do(func() {
+		f.ending.Store(true)
 		if f.gone() {
 			// No stop can concern a process that is gone: the
 			// uprobe is let go without waiting for the kernel.

@@ -168,6 +168,11 @@ func (s *Stopper) Detach() error {
 	return err
 }
 
+// GuardExited returns a channel that is closed when the guard process
+// has exited: on Detach, Abandon or Close, or before, killed, leaving the
+// processes stopped unguarded should this process die.
+func (s *Stopper) GuardExited() <-chan struct{} { return s.guard.exited }
+
 // Abandon lets the uprobe go without waiting until it is gone, which
 // takes the kernel tens of milliseconds: for a Stopper whose processes
 // have all exited, which no further stop can concern. The guard lets it

@@ -50,8 +50,10 @@ func init() {
 
 // A stopGuard is the tracer's side of a stop guard process.
 type stopGuard struct {
-	cmd  *exec.Cmd
-	conn *os.File
+	cmd    *exec.Cmd
+	conn   *os.File
+	exited chan struct{} // closed once the guard has exited
+	err    error         // its exit's, once exited
 }
 
 // startStopGuard starts the guard of the process of pidfd (when not -1)
@@ -106,7 +108,12 @@ func startStopGuard(linkFD, pidfd int, dir string) (*stopGuard, error) {
 		ours.Close()
 		return nil, fmt.Errorf("start stop guard: %w", err)
 	}
-	return &stopGuard{cmd: cmd, conn: ours}, nil
+	g := &stopGuard{cmd: cmd, conn: ours, exited: make(chan struct{})}
+	go func() {
+		g.err = cmd.Wait()
+		close(g.exited)
+	}()
+	return g, nil
 }
 
 // release tells the guard that the tracer detaches, and waits until it
@@ -118,8 +125,9 @@ func (g *stopGuard) release() error {
 	g.conn.Write([]byte{1})
 	g.conn.Close()
 	g.conn = nil
-	if err := g.cmd.Wait(); err != nil {
-		return fmt.Errorf("stop guard: %w", err)
+	<-g.exited
+	if g.err != nil {
+		return fmt.Errorf("stop guard: %w", g.err)
 	}
 	return nil
 }
@@ -133,7 +141,6 @@ func (g *stopGuard) abandon() {
 	g.conn.Write([]byte{1})
 	g.conn.Close()
 	g.conn = nil
-	go g.cmd.Wait() // reaped, should this process outlive it
 }
 
 // serveStopGuard is the guard, of the cgroup at dir or, for "-", of the
