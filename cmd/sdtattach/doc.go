@@ -270,7 +270,8 @@ it stopped no more than it leaves a site patched: a guard process
 (named sdtkit-keeper, as the keeper of the uprobes) holds the uprobe
 that stops it too, and once sdtattach has exited it lets the uprobe go
 and sends the command SIGCONT (with -f, every stopped process of the
-cgroup).
+cgroup). Should the guard itself be killed, sdtattach says so, and
+traces on.
 
 A probe of such a library gets --filter compiled for it, and its keys
 and value (--by, --hist ARG...) checked, when the library is loaded: a
