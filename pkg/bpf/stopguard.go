@@ -23,10 +23,12 @@ import (
 // the Stopper's link, so that the uprobe outlives the tracer until the
 // guard lets it go. When the tracer closes the guard's socket without a
 // word, the guard waits until the tracer has exited (its copy of the
-// link is closed then), closes its own (no thread stops from then on)
-// and sends SIGCONT to the process followed, or to every stopped process
-// of the cgroup followed. When the tracer detaches, it says so first,
-// and the guard only closes its link.
+// link is closed then; the tracer hands the guard a pidfd of itself, as
+// the guard's parent may already be a subreaper when it asks), closes
+// its own (no thread stops from then on) and sends SIGCONT to the
+// process followed, or to every process of the cgroup followed that has
+// a stopped thread. When the tracer detaches, it says so first, and the
+// guard only closes its link.
 
 // stopGuardEnv, when set in the environment, makes the executable a
 // stop guard, of the cgroup directory it holds, or "-" for the process
