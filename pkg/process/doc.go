@@ -26,5 +26,6 @@
 // (/proc/sys/kernel/yama/ptrace_scope). Such failures are reported as
 // *PermissionError, and a process that does not exist as ErrNoProcess;
 // Exists tells a zombie, which has exited but not been reaped, by
-// ErrZombie.
+// ErrZombie, and a process whose main thread has exited while others run
+// on, which maps nothing through its pid, by ErrLeaderExited.
 package process

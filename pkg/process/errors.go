@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +28,21 @@ func (e *zombieError) Error() string {
 }
 
 func (e *zombieError) Is(target error) bool { return target == ErrZombie || target == ErrNoProcess }
+
+// ErrLeaderExited is matched by the error Exists returns for a process
+// whose main thread has exited while other threads run on: the process
+// maps nothing through its pid any more, and the kernel's uprobe filter
+// for the process, which compares its main thread's memory, matches no
+// thread of it.
+var ErrLeaderExited = errors.New("main thread exited")
+
+type leaderExitedError struct{ pid, threads int }
+
+func (e *leaderExitedError) Error() string {
+	return fmt.Sprintf("process %d: its main thread has exited, while %d other threads run on; the kernel traces such a process by its pid no more: trace its files without -p (PATH:PROVIDER:NAME)", e.pid, e.threads)
+}
+
+func (e *leaderExitedError) Is(target error) bool { return target == ErrLeaderExited }
 
 // A PermissionError reports that the process may not be inspected the way
 // Op needs. Hint says what grants the access.
@@ -89,7 +105,9 @@ func procError(pid int, op string, a access, err error) error {
 // Exists reports whether the process exists and its maps may be read: it
 // returns nil, an error wrapping ErrNoProcess, an error matching ErrZombie
 // for a process that has exited but not been reaped (whose maps read as
-// empty), or a *PermissionError that says what grants access.
+// empty), one matching ErrLeaderExited for a process whose main thread
+// has exited while others run, or a *PermissionError that says what
+// grants access.
 func Exists(pid int) error {
 	f, err := os.Open(procPath(pid, "maps"))
 	if err != nil {
@@ -101,9 +119,29 @@ func Exists(pid int) error {
 		return procError(pid, "read stat", accessRead, err)
 	}
 	if state(stat) == 'Z' {
+		if n := liveThreads(pid); n > 0 {
+			return &leaderExitedError{pid, n}
+		}
 		return &zombieError{pid}
 	}
 	return nil
+}
+
+// liveThreads returns the number of threads of process pid that have not
+// exited.
+func liveThreads(pid int) int {
+	task := procPath(pid, "task")
+	ents, err := os.ReadDir(task)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if stat, err := os.ReadFile(filepath.Join(task, e.Name(), "stat")); err == nil && state(stat) != 'Z' && state(stat) != 'X' {
+			n++
+		}
+	}
+	return n
 }
 
 // state returns the state letter of /proc/PID/stat, "PID (COMM) S ...",
