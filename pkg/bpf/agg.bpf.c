@@ -509,19 +509,15 @@ static __always_inline void aggregate(void *ctx, struct spec *s, struct aggscrat
 
 static __always_inline int handle(void *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
 	struct aggscratch *x;
 	struct spec *s;
 	__u64 *mask;
+	__u32 id;
 	int slot;
 
-	if (!in_cgroup())
+	s = site_of(ctx, &id);
+	if (!s)
 		return 0;
-	s = bpf_map_lookup_elem(&sites, &id);
-	if (!s) {
-		count(LOST_SPEC);
-		return 0;
-	}
 	slot = get_slot(&mask);
 	if (slot < 0)
 		return 0;

@@ -169,14 +169,9 @@ static __always_inline int handle(void *ctx)
 	struct event *e;
 	int slot;
 
-	if (!in_cgroup())
+	s = site_of(ctx, &id);
+	if (!s)
 		return 0;
-	id = bpf_get_attach_cookie(ctx);
-	s = bpf_map_lookup_elem(&sites, &id);
-	if (!s) {
-		count(LOST_SPEC);
-		return 0;
-	}
 	load_regs(ctx, &regs);
 	/*
 	 * The uprobe handler sees the instruction pointer at the probe
@@ -286,18 +281,14 @@ static __always_inline int emit(const struct regs *regs, __u64 bias, __u32 id, s
 
 static __always_inline int handle(void *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
 	struct regs regs;
 	struct spec *s;
 	__u64 bias;
+	__u32 id;
 
-	if (!in_cgroup())
+	s = site_of(ctx, &id);
+	if (!s)
 		return 0;
-	s = bpf_map_lookup_elem(&sites, &id);
-	if (!s) {
-		count(LOST_SPEC);
-		return 0;
-	}
 	load_regs(ctx, &regs);
 	bias = regs.r[IP_OFF / 8] - s->pc; /* see the strings version */
 	/* Before the record is reserved: see the strings version. */

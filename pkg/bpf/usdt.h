@@ -218,6 +218,24 @@ static __always_inline int in_cgroup(void)
 }
 
 /*
+ * site_of returns the spec of the site whose uprobe ctx is, whose number,
+ * the uprobe's cookie, it stores in *id, or 0 for a hit to drop: of a
+ * thread not traced, or of a site the map lacks (counted as LOST_SPEC).
+ */
+static __always_inline struct spec *site_of(void *ctx, __u32 *id)
+{
+	struct spec *s;
+
+	if (!in_cgroup())
+		return 0;
+	*id = bpf_get_attach_cookie(ctx);
+	s = bpf_map_lookup_elem(&sites, id);
+	if (!s)
+		count(LOST_SPEC);
+	return s;
+}
+
+/*
  * current_pid_tgid is bpf_get_current_pid_tgid, the process id in the
  * high half and the thread id in the low one, with the ids the tracer's
  * PID namespace gives the current thread. In the initial namespace those
