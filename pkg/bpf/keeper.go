@@ -7,12 +7,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
-	"unsafe"
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/internal/selfexec"
 )
 
 // The keeper is a child process, this same executable run again, that
@@ -34,10 +34,6 @@ import (
 // keeperEnv, when set in the environment, makes the executable a keeper
 // (see init).
 const keeperEnv = "SDTKIT_BPF_KEEPER"
-
-// keeperName is the keeper's command name, as ps shows it. It differs
-// from the tracer's, so that pkill -9 TRACER does not reach the keeper.
-const keeperName = "sdtkit-keeper"
 
 // keeperFD is the keeper's end of the socket pair.
 const keeperFD = 3
@@ -120,17 +116,8 @@ func startKeeper() (*keeper, error) {
 		return nil, fmt.Errorf("start keeper: %w", err)
 	}
 	conn := fc.(*net.UnixConn)
-	cmd := &exec.Cmd{
-		// This very executable, even if its file was replaced since.
-		Path:       "/proc/self/exe",
-		Args:       []string{keeperName},
-		Env:        append(os.Environ(), keeperEnv+"=1"),
-		ExtraFiles: []*os.File{theirs},
-		// In a session of its own, out of reach of the signals a
-		// terminal sends to the tracer's process group.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-	}
-	if err := cmd.Start(); err != nil {
+	cmd, err := selfexec.Start(keeperEnv+"=1", theirs)
+	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("start keeper: %w", err)
 	}
@@ -191,12 +178,7 @@ func (k *keeper) close() error {
 // conn until the tracer closes it or exits, then closes the links and
 // returns the exit status.
 func serveKeeper(f *os.File) int {
-	// The keeper stops when the tracer does, not on a signal meant for
-	// the tracer.
-	signal.Ignore(unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGPIPE)
-	// The command name, rather than "exe". init runs on the main
-	// thread, whose name ps shows.
-	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&[]byte(keeperName + "\x00")[0])), 0, 0, 0)
+	selfexec.Serve()
 	fc, err := net.FileConn(f)
 	f.Close()
 	if err != nil {

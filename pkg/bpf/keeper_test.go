@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/internal/selfexec"
 )
 
 // TestKeeperErrors checks that an error of Attach reads and matches the
@@ -61,8 +63,8 @@ func TestKeeperTracerGone(t *testing.T) {
 	k := p.links.(*keeper)
 	keeperPID := k.cmd.Process.Pid
 	comm, err := os.ReadFile("/proc/" + strconv.Itoa(keeperPID) + "/comm")
-	if err != nil || strings.TrimSpace(string(comm)) != keeperName {
-		t.Errorf("keeper's comm = %q, %v, want %q", comm, err, keeperName)
+	if err != nil || strings.TrimSpace(string(comm)) != selfexec.Name {
+		t.Errorf("keeper's comm = %q, %v, want %q", comm, err, selfexec.Name)
 	}
 	// Signals meant for the tracer do not stop the keeper.
 	for _, sig := range []unix.Signal{unix.SIGINT, unix.SIGTERM, unix.SIGHUP} {

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/internal/selfexec"
 )
 
 // A stop guard is a child process, this same executable run again,
@@ -99,14 +98,8 @@ func startStopGuard(linkFD, pidfd int, dir string) (*stopGuard, error) {
 	if pidfd < 0 {
 		env = dir
 	}
-	cmd := &exec.Cmd{
-		Path:        "/proc/self/exe",
-		Args:        []string{keeperName},
-		Env:         append(os.Environ(), stopGuardEnv+"="+env),
-		ExtraFiles:  files,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-	}
-	if err := cmd.Start(); err != nil {
+	cmd, err := selfexec.Start(stopGuardEnv+"="+env, files...)
+	if err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("start stop guard: %w", err)
 	}
@@ -148,8 +141,7 @@ func (g *stopGuard) abandon() {
 // serveStopGuard is the guard, of the cgroup at dir or, for "-", of the
 // process of its pidfd. It returns the exit status.
 func serveStopGuard(dir string) int {
-	signal.Ignore(unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGPIPE)
-	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&[]byte(keeperName + "\x00")[0])), 0, 0, 0)
+	selfexec.Serve()
 	var b [1]byte
 	if n, _ := unix.Read(guardConnFD, b[:]); n == 1 {
 		unix.Close(guardLinkFD) // the tracer detaches
@@ -164,7 +156,7 @@ func serveStopGuard(dir string) int {
 		return 0
 	}
 	if err := continueStopped(dir); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", keeperName, err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", selfexec.Name, err)
 		return 1
 	}
 	return 0

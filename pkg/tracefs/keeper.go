@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/internal/selfexec"
 )
 
 // The keeper is a child process, this same executable run again, that
@@ -33,10 +34,6 @@ import (
 // keeperEnv, when set in the environment, makes the executable a
 // tracefs keeper (see init).
 const keeperEnv = "SDTKIT_TRACEFS_KEEPER"
-
-// keeperName is the keeper's command name, as ps shows it: not the
-// tracer's, so that pkill -9 TRACER does not reach it.
-const keeperName = "sdtkit-keeper"
 
 // keeperFD is the keeper's end of the socket pair.
 const keeperFD = 3
@@ -72,17 +69,8 @@ func startKeeper() (*keeper, error) {
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "keeper")
 	defer theirs.Close()
-	cmd := &exec.Cmd{
-		// This very executable, even if its file was replaced since.
-		Path:       "/proc/self/exe",
-		Args:       []string{keeperName},
-		Env:        append(os.Environ(), keeperEnv+"=1"),
-		ExtraFiles: []*os.File{theirs},
-		// In a session of its own, out of reach of the signals a
-		// terminal sends to the tracer's process group.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-	}
-	if err := cmd.Start(); err != nil {
+	cmd, err := selfexec.Start(keeperEnv+"=1", theirs)
+	if err != nil {
 		unix.Close(fds[0])
 		return nil, fmt.Errorf("start keeper: %w", err)
 	}
@@ -138,10 +126,7 @@ func (k *keeper) close() error {
 // socket fd until the tracer closes it or exits, then closes them and
 // returns the exit status.
 func serveKeeper(fd int) int {
-	signal.Ignore(unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGPIPE)
-	// The command name, rather than "exe". init runs on the main
-	// thread, whose name ps shows.
-	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&[]byte(keeperName + "\x00")[0])), 0, 0, 0)
+	selfexec.Serve()
 	var held []int
 	defer func() {
 		for _, fd := range held {
