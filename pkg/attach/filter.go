@@ -60,12 +60,16 @@ func (p *Plan) Passes(ev *Event) bool {
 	if f == nil {
 		return true
 	}
-	h := filter.Hit{PID: ev.PID, TID: ev.TID, Comm: ev.Comm, Args: make([]filter.HitArg, len(ev.Args))}
-	for i, a := range ev.Args {
-		h.Args[i] = filter.HitArg{Num: a.Bits, Signed: a.Kind == bpf.Int, Str: a.Str, Unread: a.Kind == bpf.NotRead}
+	// Room on the stack for the arguments of any event: this runs on
+	// every one.
+	var args [bpf.MaxArgs]filter.HitArg
+	h := filter.Hit{PID: ev.PID, TID: ev.TID, Comm: ev.Comm, Args: args[:0]}
+	for _, a := range ev.Args {
+		ha := filter.HitArg{Num: a.Bits, Signed: a.Kind == bpf.Int, Str: a.Str, Unread: a.Kind == bpf.NotRead}
 		if a.Kind == bpf.String {
-			h.Args[i].Num = 0
+			ha.Num = 0
 		}
+		h.Args = append(h.Args, ha)
 	}
 	return f.Eval(&h)
 }
