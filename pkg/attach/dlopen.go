@@ -55,8 +55,7 @@ type dlopenFollower struct {
 	ending    atomic.Bool // set by stop, before the guard is let go
 
 	attached map[probeID]bool   // probes attached or refused
-	read     map[[2]uint64]bool // mapped objects read, by device and inode as the maps show them
-	mapped   map[[2]uint64]bool // files mapped when objects were last read, likewise
+	mapped   map[[2]uint64]bool // files mapped when objects were last read, by device and inode as the maps show them
 	warned   map[string]bool
 }
 
@@ -99,7 +98,7 @@ func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 		fd = -1
 	}
 	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: o.Cgroup, cgroupDir: o.CgroupDir, stopper: s, done: make(chan struct{}),
-		attached: make(map[probeID]bool), read: make(map[[2]uint64]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
+		attached: make(map[probeID]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 
 // interpreter returns the dynamic loader of process pid, as a path
@@ -273,19 +272,9 @@ func (f *dlopenFollower) addLoaded(pid int) {
 			f.mapped[id] = true
 		}
 	}()
-	var seen [][2]uint64
-	skip := func(o *process.Object) bool {
-		id := [2]uint64{o.Dev, o.Inode}
-		if f.read[id] {
-			return true
-		}
-		seen = append(seen, id)
-		return false
-	}
+	// An object mapped at the last read was read then.
+	skip := func(o *process.Object) bool { return f.mapped[[2]uint64{o.Dev, o.Inode}] }
 	sel := findEach(specs, &probe.Options{PID: pid, Warn: f.warn, Skip: skip})
-	for _, id := range seen {
-		f.read[id] = true
-	}
 	defer func() {
 		for _, tg := range sel.Targets {
 			tg.Release()
