@@ -581,7 +581,8 @@ after killing the command, which never ran).
 
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
 and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); --backend
-tracefs needs no BPF, and Linux 4.20 for semaphores (reference
+tracefs needs no BPF but root, or CAP_PERFMON and write access to tracefs
+(its files are root's), and Linux 4.20 for semaphores (reference
 counters); before Linux 5.7 (events of several probes, immediate fetch
 arguments) each site is an event of its own, and ending takes longer,
 the kernel waiting for an RCU grace period per event; -p needs the right to read the process's maps. A kernel that lacks a feature gives an

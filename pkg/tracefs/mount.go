@@ -15,9 +15,20 @@ import (
 // DefaultDir is where tracefs is mounted when it is not mounted yet.
 const DefaultDir = "/sys/kernel/tracing"
 
-// ErrNoTracefs is the error of Mount when tracefs is not mounted and
-// cannot be, or has no uprobe_events file.
-var ErrNoTracefs = errors.New("tracefs with uprobe_events not available")
+var (
+	// ErrNoTracefs is the error of Mount when tracefs is not mounted and
+	// cannot be, or has no uprobe_events file; a refusal matches
+	// ErrPermission instead.
+	ErrNoTracefs = errors.New("tracefs with uprobe_events not available")
+
+	// ErrPermission is matched by the errors of Mount and Open when this
+	// process lacks the privilege they take: mounting tracefs takes
+	// CAP_SYS_ADMIN, its files are root's (the directory's mode is 0700
+	// unless it is mounted with other options), and the perf events
+	// that enable the uprobes take CAP_PERFMON (or a perf_event_paranoid
+	// of -1).
+	ErrPermission = errors.New("needs root, or CAP_PERFMON and write access to tracefs")
+)
 
 // Mount returns the directory where tracefs is mounted, as
 // /proc/self/mountinfo lists it, mounting it at DefaultDir first when it
@@ -27,16 +38,31 @@ func Mount() (string, error) {
 		return checkDir(dir)
 	}
 	if err := unix.Mount("nodev", DefaultDir, "tracefs", 0, ""); err != nil && !errors.Is(err, unix.EBUSY) {
-		return "", fmt.Errorf("%w: mount tracefs on %s: %w", ErrNoTracefs, DefaultDir, err)
+		return "", unavailable(fmt.Errorf("mount tracefs on %s: %w", DefaultDir, err), privileged())
 	}
 	return checkDir(DefaultDir)
 }
 
+// checkDir returns dir if it has an uprobe_events file.
 func checkDir(dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "uprobe_events")); err != nil {
-		return "", fmt.Errorf("%w: %w (a kernel without CONFIG_UPROBE_EVENTS?)", ErrNoTracefs, err)
+		return "", unavailable(err, privileged())
 	}
 	return dir, nil
+}
+
+// unavailable returns the error of Mount for err, the failure of
+// mounting tracefs or of finding its uprobe_events file. A refusal is
+// not a kernel without uprobes: it says what privilege is missing or,
+// when the process has it all, that something else refuses.
+func unavailable(err error, privileged bool) error {
+	if errors.Is(err, os.ErrPermission) {
+		return permission(err, privileged)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %w (a kernel without CONFIG_UPROBE_EVENTS?)", ErrNoTracefs, err)
+	}
+	return fmt.Errorf("%w: %w", ErrNoTracefs, err)
 }
 
 // findMount returns the mount point of the first tracefs in the

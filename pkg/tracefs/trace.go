@@ -141,7 +141,8 @@ var ErrClosed = errors.New("tracer closed")
 // which tells the records of the event apart. With o.PerSite, set on
 // kernels before 5.7, every site has an event of its own instead. There
 // is one perf event per event and CPU, and with o.PID, per thread of
-// the process. On error nothing stays defined or enabled.
+// the process. On error nothing stays defined or enabled; an error for
+// want of privilege matches ErrPermission.
 func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	if o == nil {
 		o = &TraceOptions{}
@@ -158,7 +159,7 @@ func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	self := os.Getpid()
 	gone, err := RemoveStale(dir, self)
 	if err != nil {
-		return nil, fmt.Errorf("remove stale uprobe events: %w", err)
+		return nil, permission(fmt.Errorf("remove stale uprobe events: %w", err), privileged())
 	}
 	for _, g := range gone {
 		warn(o, fmt.Errorf("removed the uprobe events of group %s, left by a process that is gone", g))
@@ -180,7 +181,8 @@ func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	}
 	if err := t.open(plan, OwnerGroup(self), o); err != nil {
 		t.Close()
-		return nil, err
+		// Access to tracefs is no proof of CAP_PERFMON.
+		return nil, permission(err, privileged())
 	}
 	if o.Done != nil {
 		go func() {
