@@ -183,6 +183,9 @@ container started from inside sdtattach's), shows pid and tid 0: outside
 the initial namespace the kernel gives a BPF program the ids of a
 thread only in the namespace the thread is in. Where /proc is not
 mounted, sdtattach cannot tell its namespace and shows the host's ids.
+-c refuses to start its command where /proc is that of another PID
+namespace (unshare --fork --pid without --mount-proc), in which the
+command's pid names another process.
 
 When events are dropped because the ring buffer was full, a line
 {"lost":N} says how many, where the loss was noticed, at most every 100ms

@@ -56,7 +56,9 @@ type Command struct {
 // instruction, in the dynamic loader or, for a static program, at its
 // entry point. The Command must be released or killed.
 //
-// A program that cannot be run is a *StartError.
+// A program that cannot be run is a *StartError. Where /proc belongs to
+// another PID namespace, whose /proc/PID is not the command, the error
+// matches ErrForeignProc and nothing is started.
 func Start(argv []string, opts *Options) (*Command, error) {
 	var o Options
 	if opts != nil {
@@ -64,6 +66,9 @@ func Start(argv []string, opts *Options) (*Command, error) {
 	}
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, &StartError{Err: exec.ErrNotFound}
+	}
+	if err := checkProc("/proc", os.Getpid()); err != nil {
+		return nil, err
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil && !errors.Is(err, exec.ErrDot) {
