@@ -178,9 +178,9 @@ func TestUnsupportedMachine(t *testing.T) {
 // Inputs that must come back as errors, not panics, on every machine.
 func TestNoPanic(t *testing.T) {
 	inputs := []string{
-		"", "@", "-@", "8@", "@@", "8@@", "-", "f", "(", ")", "[", "]", "()", "[]",
+		"@", "-@", "8@", "@@", "8@@", "-", "(", ")", "[", "]", "()", "[]",
 		"8@(", "8@)", "8@[", "8@]", "8@[]", "8@[,]", "8@[x0,", "8@(,)", "8@(,,)", "8@(,,,)",
-		"8@%", "8@$", "8@#", "8@i", "8@$r", "8@-", "8@+", "8@,", "8@0,", "8@,0",
+		"8@%", "8@$", "8@#", "8@$r", "8@-", "8@+", "8@,", "8@0,", "8@,0",
 		"8@99999999999999999999999(%rax)", "8@$99999999999999999999", "8@-99999999999999999999",
 		"8@(%rax", "8@%rax)", "8@((%rax))", "8@sym+", "8@sym-", "8@+sym", "8@1+", "8@-sym",
 		"8@[x0, #]", "8@[x0, lsl]", "8@[x0, x1, lsl #9]", "8@[x0, x1, x2]", "8@[x0, 1, 2]",
@@ -190,9 +190,43 @@ func TestNoPanic(t *testing.T) {
 	}
 	for _, m := range fuzzMachines {
 		for _, in := range inputs {
-			ParseArg(in, m)
-			for _, a := range ParseArgs(in, m) {
-				_ = a.String() + a.Location()
+			a, err := ParseArg(in, m)
+			var e *Error
+			if !errors.As(err, &e) || e.Arg != in || e.Machine != m || !errors.Is(err, ErrNotSupported) {
+				t.Errorf("ParseArg(%q, %v) = %v, %v, want an *Error matching ErrNotSupported", in, m, a, err)
+				continue
+			}
+			if a.Err != err || a.Raw != in || a.Kind != 0 || a.String() != in {
+				t.Errorf("ParseArg(%q, %v) = %+v, want only Raw and Err set", in, m, a)
+			}
+			args := ParseArgs(in, m)
+			if toks := Split(in); len(args) != len(toks) {
+				t.Errorf("len(ParseArgs(%q, %v)) = %d, want len(Split) = %d", in, m, len(args), len(toks))
+			}
+			for i, a := range args {
+				if a.Err == nil {
+					t.Errorf("ParseArgs(%q, %v)[%d] = %v, want an error", in, m, i, a)
+				}
+				_ = a.Location()
+			}
+		}
+	}
+	// The empty string is no argument, and a bare name, which x86 reads
+	// as a global, is an error on the others.
+	for _, m := range fuzzMachines {
+		if _, err := ParseArg("", m); err == nil {
+			t.Errorf("ParseArg(\"\", %v) = nil error, want one", m)
+		}
+		if args := ParseArgs("", m); len(args) != 0 {
+			t.Errorf("ParseArgs(\"\", %v) = %v, want none", m, args)
+		}
+		for _, in := range []string{"f", "8@i"} {
+			a, err := ParseArg(in, m)
+			switch {
+			case isX86(m) && (err != nil || a.Kind != Symbol):
+				t.Errorf("ParseArg(%q, %v) = %v, %v, want a symbol", in, m, a, err)
+			case !isX86(m) && err == nil:
+				t.Errorf("ParseArg(%q, %v) = %v, want an error", in, m, a)
 			}
 		}
 	}
