@@ -83,9 +83,11 @@ hold unprintable characters (then quoted the same way), null as "?".
 COMM, the provider and the name in PROBE, field names and, in the other
 views, key values are written the same way, since a process chooses its
 own thread name and a file its probes' names. Every column but ARGS has a
-minimum width (TIME 10, or 15 for abs; PID and TID 7; COMM 15; PROBE 24)
-and grows, from the next line on, to fit a longer value: lines are
-written as events arrive, never held back to align them. A lost-event record is written in place
+minimum width in characters (TIME 10, or 15 for abs; PID and TID 7; COMM
+15; PROBE 24) and grows to fit a longer value: lines are written as
+events arrive, never held back to align them, and the header is written
+again, with the new widths, above the line that widened a column, so
+that every line is aligned with the header above it. A lost-event record is written in place
 as
 
 	WARNING: lost N events

@@ -8,9 +8,11 @@
 //	TIME       PID     TID     COMM            PROBE                    ARGS
 //	0.000000   42      42      demo            demo:tick                7 -1 0x1f ?
 //
-// Each column but ARGS starts at a minimum width and grows, from the next
-// line on, to fit a longer value: lines are written as events arrive,
-// never held back to align them. Text that a traced program chooses (its
+// Each column but ARGS starts at a minimum width, in characters, and
+// grows to fit a longer value: lines are written as events arrive, never
+// held back to align them, and the header is written again, with the new
+// widths, above the line that widened a column, so that every line is
+// aligned with the header above it. Text that a traced program chooses (its
 // thread name, its provider and probe names, string arguments) is written
 // as it is when a terminal shows it unambiguously, and quoted as in Go
 // otherwise, so that no control byte reaches the screen.

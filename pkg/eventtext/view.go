@@ -3,6 +3,7 @@ package eventtext
 import (
 	"io"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/event"
@@ -25,8 +26,10 @@ var (
 
 // A View writes one line per event, as bcc's trace does, under a header:
 // TIME (in the view's TimeStyle; no column for TimeNone), PID, TID, COMM,
-// PROBE (PROVIDER:NAME) and ARGS. A column grows, for the lines after,
-// when a value does not fit: a View never holds lines back to align them.
+// PROBE (PROVIDER:NAME) and ARGS. A View never holds lines back to align
+// them: a value that does not fit its column widens it, and the header
+// is written again, with the new widths, above the line that holds it,
+// so that every line is aligned with the header above it.
 type View struct {
 	w      io.Writer
 	clock  Clock
@@ -44,55 +47,70 @@ func NewView(w io.Writer, style TimeStyle) *View {
 	return v
 }
 
-// cell pads the column that starts at start and ends b, and adds the
-// space that separates it from the next.
-func (v *View) cell(b []byte, start, col int) []byte {
-	n := len(b) - start
-	if n > v.widths[col] {
-		v.widths[col] = n
-	}
-	for ; n < v.widths[col]; n++ {
+// appendCell appends text padded to the width of col, in characters, and
+// the space that separates it from the next column.
+func (v *View) appendCell(b, text []byte, col int) []byte {
+	b = append(b, text...)
+	for n := utf8.RuneCount(text); n < v.widths[col]; n++ {
 		b = append(b, ' ')
 	}
 	return append(b, ' ')
 }
 
-func (v *View) writeHeader() error {
+func (v *View) appendHeader(b []byte) []byte {
 	v.header = true
-	b := v.buf[:0]
 	for col, name := range colNames {
 		if col == colTime && v.clock.Style == TimeNone {
 			continue
 		}
-		start := len(b)
-		b = v.cell(append(b, name...), start, col)
+		b = v.appendCell(b, []byte(name), col)
 	}
-	b = append(b, "ARGS\n"...)
-	v.buf = b
-	_, err := v.w.Write(b)
-	return err
+	return append(b, "ARGS\n"...)
 }
 
-// WriteEvent writes the line of e, after the header for the first. ARGS
-// is f's text, or AppendArgs's when f is nil.
+// WriteEvent writes the line of e, after the header for the first and
+// for one whose values widen a column. ARGS is f's text, or AppendArgs's
+// when f is nil.
 func (v *View) WriteEvent(e *event.Event, f *Format) error {
-	if !v.header {
-		if err := v.writeHeader(); err != nil {
-			return err
+	// The values are written first, unpadded, at the end of buf: their
+	// widths tell whether the header comes again.
+	b := v.buf[:0]
+	var cells [nCols][2]int // start and end in b
+	for col := range nCols {
+		start := len(b)
+		switch col {
+		case colTime:
+			if v.clock.Style != TimeNone {
+				b = v.clock.AppendTime(b, e.TS)
+			}
+		case colPID:
+			b = strconv.AppendInt(b, e.PID, 10)
+		case colTID:
+			b = strconv.AppendInt(b, e.TID, 10)
+		case colComm:
+			b = termtext.Append(b, e.Comm)
+		case colProbe:
+			b = AppendProbe(b, e.Provider, e.Name)
+		}
+		cells[col] = [2]int{start, len(b)}
+	}
+	grown := false
+	for col, c := range cells {
+		if n := utf8.RuneCount(b[c[0]:c[1]]); n > v.widths[col] {
+			v.widths[col] = n
+			grown = true
 		}
 	}
-	b := v.buf[:0]
-	if v.clock.Style != TimeNone {
-		b = v.cell(v.clock.AppendTime(b, e.TS), 0, colTime)
+	line := len(b)
+	if !v.header || grown {
+		b = v.appendHeader(b)
 	}
-	start := len(b)
-	b = v.cell(strconv.AppendInt(b, e.PID, 10), start, colPID)
-	start = len(b)
-	b = v.cell(strconv.AppendInt(b, e.TID, 10), start, colTID)
-	start = len(b)
-	b = v.cell(termtext.Append(b, e.Comm), start, colComm)
-	start = len(b)
-	b = v.cell(AppendProbe(b, e.Provider, e.Name), start, colProbe)
+	for col, c := range cells {
+		if col == colTime && v.clock.Style == TimeNone {
+			continue
+		}
+		b = v.appendCell(b, b[c[0]:c[1]], col)
+	}
 	if f != nil {
 		b = f.Append(b, e)
 	} else {
@@ -100,7 +118,7 @@ func (v *View) WriteEvent(e *event.Event, f *Format) error {
 	}
 	b = append(b, '\n')
 	v.buf = b
-	_, err := v.w.Write(b)
+	_, err := v.w.Write(b[line:])
 	return err
 }
 

@@ -7,20 +7,46 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
 
-// A value wider than its column widens the column for the lines after it;
-// the lines before stay as written.
+// A value wider than its column widens the column, and the header is
+// written again above its line: every line is aligned with the header
+// above it, the lines before it stay as written. Widths count
+// characters, not bytes.
 func TestViewGrows(t *testing.T) {
-	var b strings.Builder
-	v := NewView(&b, TimeNone)
-	for _, comm := range []string{"a", "a-thread-name-of-20", "b"} {
-		v.WriteEvent(&event.Event{PID: 1, TID: 1, Comm: comm, Provider: "p", Name: "n", Args: []event.Value{{Kind: event.Int, Int: -1}}}, nil)
-	}
-	want := "" +
-		"PID     TID     COMM            PROBE                    ARGS\n" +
-		"1       1       a               p:n                      -1\n" +
-		"1       1       a-thread-name-of-20 p:n                      -1\n" +
-		"1       1       b                   p:n                      -1\n"
-	if b.String() != want {
-		t.Errorf("view =\n%s\nwant\n%s", b.String(), want)
+	type ev struct{ comm, provider, name string }
+	for _, tt := range []struct {
+		name   string
+		events []ev
+		want   string
+	}{
+		{"comm", []ev{{"a", "p", "n"}, {"a-thread-name-of-20", "p", "n"}, {"b", "p", "n"}}, "" +
+			"PID     TID     COMM            PROBE                    ARGS\n" +
+			"1       1       a               p:n                      -1\n" +
+			"PID     TID     COMM                PROBE                    ARGS\n" +
+			"1       1       a-thread-name-of-20 p:n                      -1\n" +
+			"1       1       b                   p:n                      -1\n"},
+		{"probe of 25", []ev{{"a", "p", "n"}, {"a", "provider", "name_of_sixteen_"}, {"a", "p", "n"}}, "" +
+			"PID     TID     COMM            PROBE                    ARGS\n" +
+			"1       1       a               p:n                      -1\n" +
+			"PID     TID     COMM            PROBE                     ARGS\n" +
+			"1       1       a               provider:name_of_sixteen_ -1\n" +
+			"1       1       a               p:n                       -1\n"},
+		{"first probe long", []ev{{"a", "libc_with_a_long_provider", "memory_sbrk_more"}, {"a", "p", "n"}, {"a", "libc", "memory_sbrk_less"}}, "" +
+			"PID     TID     COMM            PROBE                                      ARGS\n" +
+			"1       1       a               libc_with_a_long_provider:memory_sbrk_more -1\n" +
+			"1       1       a               p:n                                        -1\n" +
+			"1       1       a               libc:memory_sbrk_less                      -1\n"},
+		{"characters", []ev{{"café", "prövider", "nämé_of_fifteen"}, {"a", "p", "n"}}, "" +
+			"PID     TID     COMM            PROBE                    ARGS\n" +
+			"1       1       café            prövider:nämé_of_fifteen -1\n" +
+			"1       1       a               p:n                      -1\n"},
+	} {
+		var b strings.Builder
+		v := NewView(&b, TimeNone)
+		for _, e := range tt.events {
+			v.WriteEvent(&event.Event{PID: 1, TID: 1, Comm: e.comm, Provider: e.provider, Name: e.name, Args: []event.Value{{Kind: event.Int, Int: -1}}}, nil)
+		}
+		if b.String() != tt.want {
+			t.Errorf("%s: view =\n%s\nwant\n%s", tt.name, b.String(), tt.want)
+		}
 	}
 }
