@@ -11,24 +11,27 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// TestCIDoc checks that the files docs/ci.md shows are those the script
-// ci_recipe.txt runs: each fenced block that follows a line "`NAME`:" is
-// the archive's file NAME.
+// TestCIDoc checks that the files docs/ci.md shows are those the scripts
+// ci_recipe.txt and jq_times.txt run: each fenced block that follows a
+// line "`NAME`:" is the file NAME of one of the archives.
 func TestCIDoc(t *testing.T) {
 	doc, err := os.ReadFile("docs/ci.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar, err := txtar.ParseFile("testdata/script/ci_recipe.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := make(map[string]string)
-	for _, f := range ar.Files {
-		files[f.Name] = string(f.Data)
+	from := make(map[string]string) // the script of each file
+	for _, script := range []string{"ci_recipe.txt", "jq_times.txt"} {
+		ar, err := txtar.ParseFile("testdata/script/" + script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			files[f.Name], from[f.Name] = string(f.Data), script
+		}
 	}
 	blocks := docFiles(doc)
-	for _, name := range []string{"Containerfile", ".github/workflows/probes.yml", "ci/build.sh", "ci/probes.sh", "src/shop.c"} {
+	for _, name := range []string{"Containerfile", ".github/workflows/probes.yml", "ci/build.sh", "ci/probes.sh", "src/shop.c", "ci/times.sh"} {
 		if _, ok := blocks[name]; !ok {
 			t.Errorf("docs/ci.md does not show %s", name)
 		}
@@ -37,9 +40,9 @@ func TestCIDoc(t *testing.T) {
 		want, ok := files[name]
 		switch {
 		case !ok:
-			t.Errorf("docs/ci.md shows %s, which ci_recipe.txt lacks", name)
+			t.Errorf("docs/ci.md shows %s, which no script has", name)
 		case text != want:
-			t.Errorf("docs/ci.md shows %s as\n%s\nci_recipe.txt has\n%s", name, text, want)
+			t.Errorf("docs/ci.md shows %s as\n%s\n%s has\n%s", name, text, from[name], want)
 		}
 	}
 }

@@ -174,6 +174,12 @@ Each event is a line with these fields, in this order:
 	truncated  present only when a string was cut at --strlen bytes: the
 	           positions in args of the cut strings, from 0
 
+ts has 19 digits, more than a double holds exactly: jq 1.6 (Debian 12,
+Ubuntu 22.04) rounds it silently to a multiple of 256 ns, even in the
+events it only passes on, and later versions subtract in doubles.
+docs/ci.md shows how to order events and subtract their times exactly
+with jq: split ts, as text, into seconds and nanoseconds.
+
 The pid and tid of events, of --by keys and of --filter are those of
 sdtattach's own PID namespace, as -p takes them and as its /proc shows
 them: in a container, the container's, and from the host, the host's,
