@@ -41,9 +41,12 @@ func Start(env string, files ...*os.File) (*exec.Cmd, error) {
 
 // Serve sets up the process as a helper, from an init function: it
 // ignores the signals meant for the tracer (the helper stops when the
-// tracer does) and takes the command name Name, rather than "exe" (init
-// runs on the main thread, whose name ps shows).
+// tracer does), takes the command name Name, rather than "exe" (init
+// runs on the main thread, whose name ps shows), and asks the OOM killer
+// to pass it over, where it may: a helper holds little memory, and one
+// killed while the kernel registers its uprobes leaves them half made.
 func Serve() {
 	signal.Ignore(unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGPIPE)
 	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&[]byte(Name + "\x00")[0])), 0, 0, 0)
+	os.WriteFile("/proc/self/oom_score_adj", []byte("-1000"), 0)
 }

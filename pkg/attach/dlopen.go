@@ -135,8 +135,8 @@ func (f *dlopenFollower) start(p *Plan, prog *bpf.Program, g grower) {
 }
 
 // watchGuard warns when the Stopper's guard process exits while the
-// process is followed: a SIGKILL of the tracer during a stop would then
-// leave the process stopped.
+// process is followed: the uprobe in the dynamic loader goes with it, and
+// the libraries loaded after are not searched.
 func (f *dlopenFollower) watchGuard() {
 	select {
 	case <-f.stopper.GuardExited():
@@ -144,7 +144,7 @@ func (f *dlopenFollower) watchGuard() {
 		return
 	}
 	if w := f.plan.opts.Warn; w != nil && !f.ending.Load() {
-		w(fmt.Errorf("follow dlopen: the guard process of the stops in the dynamic loader exited; should sdtattach be killed during a stop, process %d would stay stopped", f.pid))
+		w(fmt.Errorf("follow dlopen: the guard process of the stops in the dynamic loader exited, and the uprobe with it: the libraries process %d loads from now on are not searched", f.pid))
 	}
 }
 

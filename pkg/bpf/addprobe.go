@@ -17,7 +17,7 @@ import (
 func (p *Program) AddProbe(id int, agg *AggProbe, f *filter.Program) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.prog == nil {
+	if !p.open {
 		return ErrClosed
 	}
 	if id < 0 {

@@ -511,7 +511,7 @@ func (p *Program) Collect(fn func(*AggEntry)) error {
 	if s == nil {
 		return errors.New("collect: the program does not aggregate")
 	}
-	if p.prog == nil {
+	if !p.open {
 		return fmt.Errorf("collect: %w", ErrClosed)
 	}
 	old := s.gens[s.cur]

@@ -74,19 +74,44 @@
 // process's descendants but leaves the breakpoints in every process that
 // maps the file.
 //
-// The links are made, held and closed by a keeper: a child process,
+// The links are made, held and let go by a keeper: a child process,
 // this same executable run again (the package's init serves it when the
 // environment says so), in a session of its own and named
-// sdtkit-keeper. A SIGKILL of the tracing process during Attach would
-// otherwise leave the traced processes patched for good: the kernel
-// registers the uprobes on behalf of the calling process, a fatal signal
-// pending there makes its writes to the traced process fail, and the
-// rollback of a failed registration, failing the same way, leaves
-// breakpoints and raised semaphores with no uprobe behind them. The
-// keeper is not sent the tracer's signals; when the tracer is gone, it
-// finishes the call in progress, closes the links, which restores every
-// site and semaphore, and exits. Close waits for it. Options.InProcess
-// makes the links in the calling process instead.
+// sdtkit-keeper. The kernel registers and unregisters uprobes on behalf
+// of the calling process, and a fatal signal pending there makes its
+// writes to the traced processes fail: a registration interrupted so
+// fails part way, its rollback fails the same way, and breakpoints and
+// raised semaphores stay with no uprobe behind them; an unregistration
+// interrupted so leaves them all. The keeper is not sent the tracer's
+// signals; when the tracer is gone, it finishes the call in progress,
+// lets the links go, which restores every site and semaphore, and exits.
+// Close waits for it. Options.InProcess makes the links in the calling
+// process instead.
+//
+// What is guaranteed when processes are killed with SIGKILL:
+//
+//   - The tracer, at any point: nothing is left. Its keeper (and a
+//     Stopper's guard) finish and let go.
+//   - A keeper once its links are made, while it lets them go, or at
+//     the same time as the tracer: nothing is left where the keeper
+//     could pin its links (uprobe_multi links, Linux 6.6, and
+//     CAP_SYS_ADMIN to mount a bpf filesystem of its own). It pins
+//     each link there and closes the link's descriptor, so that the pin
+//     holds the last reference; the pins go with the keeper's mount,
+//     however it ends, and the kernel then releases the links from a
+//     worker of its own, which no signal interrupts. A detach removes
+//     the pins and waits until the program is gone from the kernel,
+//     which it is once the links are released.
+//   - A keeper while the kernel registers its uprobes, or one that holds
+//     its links by their descriptors (perf-event links: before Linux
+//     6.6, Options.PerSite, or no CAP_SYS_ADMIN) while it lets them go:
+//     sites may stay armed and semaphores raised, in the processes the
+//     registration had reached. The keeper records each file's sites
+//     before it attaches them (package journal), and
+//     sdtrepair (package repair) restores the sites no uprobe owns and
+//     lowers the semaphores those sites raised.
+//
+// The OOM killer does not choose a keeper (its oom_score_adj is -1000).
 //
 // Loading needs root, or CAP_BPF and CAP_PERFMON (errors match
 // ErrPermission), and Linux 5.15 for BPF cookies and ring buffers
@@ -179,11 +204,14 @@
 // that user space can attach while the thread waits, then send SIGCONT:
 // package attach stops a command so in the dynamic loader's
 // _dl_debug_state after each dlopen. Detach ends the stops and lets Read
-// return those already made. A guard process, this executable run again
-// as the keeper is, holds a copy of the uprobe's link: should the tracer
-// die, the guard waits for its exit, closes the link and sends SIGCONT
+// return those already made. A guard process, a keeper, makes, pins and
+// lets go the uprobe's link, so that no SIGKILL of the tracer interrupts
+// the kernel while it puts breakpoints in, or takes them out of, every
+// process that maps the loader: should the tracer die, the guard lets
+// the link go, waits until the kernel has released it, and sends SIGCONT
 // to the process, or to the stopped processes of the cgroup, so that
-// none stays stopped.
+// none stays stopped. The uprobe goes with the guard, should the guard
+// be killed.
 //
 // # Regenerating
 //

@@ -87,11 +87,10 @@ func TestKeeperTracerGone(t *testing.T) {
 		t.Fatalf("attached, after signals to the keeper: semaphore of demo:tick = %d, want 2", v)
 	}
 	k.conn.Close()
-	state, err := k.cmd.Process.Wait()
-	if err != nil || !state.Success() {
-		t.Errorf("keeper ended with %v, %v, want exit 0", state, err)
+	<-k.exited
+	if k.err != nil {
+		t.Errorf("keeper ended with %v, want exit 0", k.err)
 	}
-	k.cmd.ProcessState = state
 	if v := sema(); v != 0 {
 		t.Errorf("keeper gone: semaphore of demo:tick = %d, want 0", v)
 	}

@@ -29,25 +29,46 @@ type attachRequest struct {
 	First         int // the cookie of the first site
 	Offsets       []uint64
 	RefCtrOffsets []uint64
+	// Symbol, when not "", is the one place attached, a function of
+	// Path, instead of Offsets.
+	Symbol string
 }
 
 // localLinks holds the links of a Program in this process.
 type localLinks struct {
 	prog  *ebpf.Program
-	links []link.Link
+	links []link.Link // held by their descriptors
+	// pins, when not nil, holds the uprobe_multi links (see pinDir).
+	// A perf-event link is held by its descriptor: released from a
+	// pin, it lets its perf event go through yet another deferred step
+	// of the kernel, which nothing shows the end of.
+	pins *pinDir
 }
 
 func (l *localLinks) attach(req *attachRequest) error {
+	if l.prog == nil {
+		return fmt.Errorf("attach %s: %w", req.Path, ErrClosed)
+	}
 	links, err := attachLinks(l.prog, req)
 	if err != nil {
 		return err
 	}
-	l.links = append(l.links, links...)
+	for _, k := range links {
+		if l.pins != nil && req.Multi && l.pins.hold(k) == nil {
+			continue
+		}
+		l.links = append(l.links, k)
+	}
 	return nil
 }
 
+// detach lets every link go: those pinned are released by the kernel
+// in the background, the others before it returns.
 func (l *localLinks) detach() error {
 	var errs []error
+	if l.pins != nil {
+		errs = append(errs, l.pins.release())
+	}
 	for _, k := range l.links {
 		errs = append(errs, k.Close())
 	}
@@ -64,6 +85,18 @@ func attachLinks(prog *ebpf.Program, req *attachRequest) ([]link.Link, error) {
 	ex, err := link.OpenExecutable(req.Path)
 	if err != nil {
 		return nil, err
+	}
+	if req.Symbol != "" {
+		var l link.Link
+		if req.Multi {
+			l, err = ex.UprobeMulti([]string{req.Symbol}, prog, &link.UprobeMultiOptions{PID: uint32(req.PID)})
+		} else {
+			l, err = ex.Uprobe(req.Symbol, prog, &link.UprobeOptions{PID: req.PID})
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []link.Link{l}, nil
 	}
 	if req.Multi {
 		cookies := make([]uint64, len(req.Offsets))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
-	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
@@ -21,10 +20,10 @@ import (
 // _dl_debug_state so, after dlopen has mapped a library and before the
 // library runs, to attach to its probes.
 type Stopper struct {
-	objs  stopObjects
-	link  link.Link
-	rd    *ringbuf.Reader
-	guard *stopGuard
+	objs   stopObjects
+	rd     *ringbuf.Reader
+	guard  *keeper // makes, holds and lets go the uprobe
+	exited <-chan struct{}
 }
 
 // StopperOptions say whose threads a Stopper stops.
@@ -51,10 +50,13 @@ type Stop struct {
 // that maps the file, the threads of that cgroup alone being stopped (see
 // Options.Cgroup).
 //
-// A guard process holds the uprobe too: should this process die while a
-// thread is stopped, the guard lets the uprobe go once it has exited, and
-// sends SIGCONT to the process of o.PID, or to the stopped processes of
-// o.CgroupDir.
+// A guard process makes, holds and lets go the uprobe, as a keeper does
+// those of a Program: no SIGKILL of this process can interrupt the
+// kernel while it puts breakpoints in, or takes them out of, the
+// processes that map the file. Should this process die while a thread
+// is stopped, the guard lets the uprobe go and, once the kernel has
+// released it, sends SIGCONT to the process of o.PID, or to the stopped
+// processes of o.CgroupDir.
 func NewStopper(path, symbol string, o *StopperOptions) (*Stopper, error) {
 	pid, cgroup := o.PID, o.Cgroup
 	if cgroup != 0 && o.CgroupDir == "" {
@@ -81,15 +83,19 @@ func NewStopper(path, symbol string, o *StopperOptions) (*Stopper, error) {
 		}
 	}
 	s := &Stopper{}
+	if s.guard, err = startGuard(o); err != nil {
+		return nil, fmt.Errorf("stopper: %w", err)
+	}
+	s.exited = s.guard.exited
 	if err := spec.LoadAndAssign(&s.objs, nil); err != nil {
+		s.Close()
 		return nil, permission(fmt.Errorf("stopper: %w", err))
 	}
-	ex, err := link.OpenExecutable(path)
-	switch {
-	case err == nil && multi:
-		s.link, err = ex.UprobeMulti([]string{symbol}, s.objs.StopThread, &link.UprobeMultiOptions{PID: uint32(pid)})
-	case err == nil:
-		s.link, err = ex.Uprobe(symbol, s.objs.StopThread, &link.UprobeOptions{PID: pid})
+	err = s.guard.sendProg(s.objs.StopThread)
+	// The program goes with the uprobe (see waitGone).
+	s.objs.StopThread.Close()
+	if err == nil {
+		err = s.guard.attach(&attachRequest{Path: path, Symbol: symbol, PID: pid, Multi: multi})
 	}
 	if err == nil {
 		s.rd, err = ringbuf.NewReader(s.objs.Stops)
@@ -98,34 +104,20 @@ func NewStopper(path, symbol string, o *StopperOptions) (*Stopper, error) {
 		s.Close()
 		return nil, permission(fmt.Errorf("stopper: %s in %s: %w", symbol, path, err))
 	}
-	if err := s.startGuard(o); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("stopper: %w", err)
-	}
 	return s, nil
 }
 
 // startGuard starts the guard of the Stopper's processes.
-func (s *Stopper) startGuard(o *StopperOptions) error {
-	l, ok := s.link.(interface{ FD() int })
-	if !ok {
-		return errors.New("no descriptor of the link to hand a guard")
+func startGuard(o *StopperOptions) (*keeper, error) {
+	if o.Cgroup != 0 {
+		return startKeeper(o.CgroupDir, -1)
 	}
-	pidfd := -1
-	if o.Cgroup == 0 {
-		fd, err := unix.PidfdOpen(o.PID, 0)
-		if err != nil {
-			return fmt.Errorf("process %d: %w", o.PID, err)
-		}
-		defer unix.Close(fd)
-		pidfd = fd
-	}
-	g, err := startStopGuard(l.FD(), pidfd, o.CgroupDir)
+	fd, err := unix.PidfdOpen(o.PID, 0)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("process %d: %w", o.PID, err)
 	}
-	s.guard = g
-	return nil
+	defer unix.Close(fd)
+	return startKeeper("-", fd)
 }
 
 // Read waits for the next thread to stop. After Detach it returns the
@@ -154,12 +146,12 @@ func (s *Stopper) Read() (Stop, error) {
 // that none is left without its SIGCONT.
 func (s *Stopper) Detach() error {
 	var err error
-	if s.link != nil {
-		err = s.link.Close()
-		s.link = nil
-	}
-	if gerr := s.guard.release(); err == nil {
-		err = gerr
+	if s.guard != nil {
+		err = s.guard.detach()
+		if cerr := s.guard.close(); err == nil {
+			err = cerr
+		}
+		s.guard = nil
 	}
 	// Read returns what is in the ring, then ErrFlushed.
 	if ferr := s.rd.Flush(); err == nil {
@@ -170,30 +162,29 @@ func (s *Stopper) Detach() error {
 
 // GuardExited returns a channel that is closed when the guard process
 // has exited: on Detach, Abandon or Close, or before, killed, leaving the
-// processes stopped unguarded should this process die.
-func (s *Stopper) GuardExited() <-chan struct{} { return s.guard.exited }
+// processes stopped unguarded should this process die. The uprobe goes
+// with the guard.
+func (s *Stopper) GuardExited() <-chan struct{} { return s.exited }
 
 // Abandon lets the uprobe go without waiting until it is gone, which
 // takes the kernel tens of milliseconds: for a Stopper whose processes
-// have all exited, which no further stop can concern. The guard lets it
-// go after. Read then returns ErrClosed; Close is still to be called.
+// have all exited, which no further stop can concern. Read then returns
+// ErrClosed; Close is still to be called.
 func (s *Stopper) Abandon() {
-	if s.link != nil {
-		s.link.Close() // the guard's copy holds the uprobe: no wait
-		s.link = nil
+	if s.guard != nil {
+		s.guard.abandon()
+		s.guard = nil
 	}
-	s.guard.abandon()
 	s.rd.Flush()
 }
 
 // Close detaches the uprobe; a Read in progress returns ErrClosed.
 func (s *Stopper) Close() error {
 	var errs []error
-	if s.link != nil {
-		errs = append(errs, s.link.Close())
-		s.link = nil
+	if s.guard != nil {
+		errs = append(errs, s.guard.close())
+		s.guard = nil
 	}
-	errs = append(errs, s.guard.release())
 	if s.rd != nil {
 		errs = append(errs, s.rd.Close())
 	}
