@@ -25,8 +25,18 @@ func (mem *Mem) Armed(m elf.Machine, file io.ReaderAt, off, addr uint64) (bool, 
 	if n < len(orig) && err != nil {
 		return false, fmt.Errorf("read site at file offset %#x: %w", off, err)
 	}
-	k := nopLen(m)
-	return !bytes.Equal(live[:k], orig[:k]), nil
+	return patched(m, live[:], orig[:]), nil
+}
+
+// patched reports whether the instruction live, read from a process, is a
+// breakpoint or differs from orig, the file's, over the shortest
+// instruction of machine m.
+func patched(m elf.Machine, live, orig []byte) bool {
+	if IsBreakpoint(live, m) {
+		return true
+	}
+	k := min(nopLen(m), len(live), len(orig))
+	return !bytes.Equal(live[:k], orig[:k])
 }
 
 // nopLen is the length of the nop sys/sdt.h places at a probe site, so

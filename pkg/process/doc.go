@@ -21,6 +21,10 @@
 // replaced the nop by a breakpoint, which IsBreakpoint recognizes, and
 // incremented the semaphore, if the probe has one.
 //
+// LoaderHook finds the dynamic loader's DebugState in a process (the
+// loader the auxiliary vector names, or a static program itself): a
+// tracer that follows dlopen patches it as it patches a probe site.
+//
 // Reading maps needs the same user as the process or CAP_SYS_PTRACE;
 // opening its memory also needs a Yama ptrace_scope that allows attaching
 // (/proc/sys/kernel/yama/ptrace_scope). Such failures are reported as
