@@ -118,10 +118,14 @@ With -p, each line also has:
 	orphaned          of an armed site: true when no uprobe owns its
 	                  breakpoint, left behind by a tracer that is gone
 	                  (sdtrepair restores it); false when one does
-	owner             of an armed site that is not orphaned, the uprobe
-	                  owning it: "uprobe_multi link 12", "perf_event pid
-	                  345 (bpftrace) fd 7" or "tracefs GROUP/EVENT"
-	orphaned_error    of an armed site, why its owner could not be looked
+	owners            of an armed site that is not orphaned, every uprobe
+	                  that may own it, one string each, as KIND HOLDER
+	                  FILE:0xOFFSET: "uprobe_multi link 12 /usr/bin/fx:0x1164",
+	                  "perf_event pid 345 (bpftrace) fd 7 ..." or
+	                  "tracefs GROUP/EVENT ...": BPF links first, then
+	                  descriptors, then tracefs events, so that a site
+	                  two tracers hold names both
+	orphaned_error    of an armed site, why its owners could not be looked
 	                  up (listing uprobes needs root)
 	semaphore_addr    run-time address of the semaphore
 	semaphore_value   its current value, which enables the probe when
@@ -132,10 +136,33 @@ With -p, each line also has:
 	armed_error,      why the live state could not be read
 	semaphore_value_error
 
+With -p and neither PATTERN nor PATH:PROVIDER:NAME, one more line may
+follow the sites: that of the dynamic loader's _dl_debug_state (of the
+loader the kernel loaded for the process), the function it calls after
+each change to its list of objects, where sdtattach -c stops its command
+to follow dlopen. It is listed only when a tracer has patched it, owned
+or orphaned (a tracer killed while the kernel places its uprobe can
+leave a breakpoint there in every process that maps the loader, which
+then traps at each dlopen and dlclose; sdtrepair restores it). It is no
+probe, and its line says so:
+
+	file              the loader, as the process maps it, or the program
+	                  itself when it is its own loader (statically linked)
+	provider          empty
+	name              _dl_debug_state
+	pc, pc_offset     the function's address and file offset in the file
+	base, semaphore,  0, 0, 0
+	semaphore_offset
+	args, argv        "" and []
+	hook              "loader", on this line alone
+	pid, addr, armed, orphaned, owners, orphaned_error
+	                  as for a site
+
 Numbers are JSON numbers in decimal. The -t table shows the same sites with
 addresses in hexadecimal and arguments as TYPE@LOCATION (s32@-20(%rbp),
 u64@%rax, ?@RAW for one that cannot be decoded); its ARMED column reads
-yes, no, orphan, or ? when the state could not be read. A file, provider, name or
+yes, no, orphan, or ? when the state could not be read, and the loader's
+_dl_debug_state has - as PROVIDER. A file, provider, name or
 argument that is empty or holds blanks, quotes, backslashes, control
 bytes, invalid UTF-8 or other unprintable characters is quoted as in Go,
 with those as escapes ("\x1b[31mp"), so that what a file names its probes

@@ -48,7 +48,10 @@ func (e *siteEncoder) append(b []byte, s *site) []byte {
 	if l := s.live; l != nil {
 		t.PID, t.Addr = l.pid, l.addr
 		t.Armed, t.ArmedError = l.armed, errorText(l.armedErr)
-		t.Orphaned, t.OrphanedError, t.Owner = l.orphaned, errorText(l.ownerErr), l.owner
+		t.Orphaned, t.OrphanedError, t.Owners = l.orphaned, errorText(l.ownerErr), l.owners
+		if l.hook {
+			t.Hook = "loader"
+		}
 		t.SemaphoreAddr, t.SemaphoreValueError = l.semaphoreAddr, errorText(l.semaphoreErr)
 		if l.semaphoreErr == nil {
 			e.sema = uint64(l.semaphoreValue)

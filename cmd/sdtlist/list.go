@@ -70,10 +70,13 @@ type liveState struct {
 	semaphoreErr   error
 	armed          bool
 	armedErr       error
-	// Of an armed site: what owns its breakpoint, or that nothing does.
-	owner    string
+	// Of an armed site: every uprobe that may own its breakpoint, or
+	// that none does.
+	owners   []string
 	orphaned bool
 	ownerErr error
+	// hook marks the line of the loader's process.DebugState.
+	hook bool
 }
 
 // A sink writes sites in one output format.

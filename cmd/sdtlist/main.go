@@ -18,7 +18,9 @@ const usageText = `usage: sdtlist [-t | --uprobe-events] FILE... [PATTERN...]
        sdtlist [-t] -p PID [PATTERN | usdt:PATH:[PROVIDER:]NAME]...
 
 List the USDT probe sites of ELF files, or of every object a running
-process maps, as one JSON object per site per line.
+process maps, as one JSON object per site per line. With -p and no
+PATTERN, the dynamic loader's _dl_debug_state is listed too once a
+tracer has patched it.
 
 PATTERN is a glob on PROVIDER:NAME, such as 'node:http__*', '*:gc*' or
 'python:gc__{start,done}'; a pattern without ':' matches the probe name.

@@ -74,6 +74,12 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 		}
 	}
 	var errs []error
+	// The hook is no probe: listed when nothing selects probes.
+	if len(c.patterns) == 0 && len(c.specs) == 0 && memErr == nil {
+		if err := listHook(c.pid, mem, out); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, check := range append(checks, all) {
 		errs = append(errs, check.Errs()...)
 	}
@@ -97,7 +103,7 @@ func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *
 			l.armed, l.armedErr = mem.Armed(m, file, p.PCOffset, addr)
 		}
 		if l.armed {
-			l.owner, l.orphaned, l.ownerErr = owner(o, p.PCOffset)
+			l.owners, l.orphaned, l.ownerErr = owners(o, p.PCOffset)
 		}
 	}
 	if !p.HasSemaphore() {
@@ -127,15 +133,46 @@ func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *
 // site is found.
 var liveUprobes = sync.OnceValue(uprobes.List)
 
-// owner returns what owns the breakpoint at offset off of the object, or
-// reports that nothing does: the site is orphaned.
-func owner(o *process.Object, off uint64) (string, bool, error) {
+// owners returns every uprobe that may own the breakpoint at offset off
+// of the object, or reports that none does: the site is orphaned.
+func owners(o *process.Object, off uint64) ([]string, bool, error) {
 	set := liveUprobes()
-	if owners := set.Owners(process.FileID{Dev: o.Dev, Inode: o.Inode}, o.Path, off); len(owners) > 0 {
-		return owners[0].String(), false, nil
+	if us := set.Owners(process.FileID{Dev: o.Dev, Inode: o.Inode}, o.Path, off); len(us) > 0 {
+		names := make([]string, len(us))
+		for i := range us {
+			names[i] = us[i].String()
+		}
+		return names, false, nil
 	}
 	if !set.Complete() {
-		return "", false, fmt.Errorf("cannot tell whether a uprobe owns it: %w", errors.Join(set.Unseen...))
+		return nil, false, fmt.Errorf("cannot tell whether a uprobe owns it: %w", errors.Join(set.Unseen...))
 	}
-	return "", true, nil
+	return nil, true, nil
+}
+
+// listHook writes the line of the loader's hook of process pid when a
+// tracer has patched it: armed by a live uprobe, or orphaned.
+func listHook(pid int, mem *process.Mem, out sink) error {
+	h, err := process.LoaderHook(pid)
+	if errors.Is(err, process.ErrNoHook) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("loader hook: %w", err)
+	}
+	armed, err := h.Armed(mem)
+	if err != nil {
+		return fmt.Errorf("loader hook: %s: %w", h.Object.Path, err)
+	}
+	if !armed {
+		return nil
+	}
+	o := h.Object
+	l := &liveState{pid: pid, addr: h.Addr, armed: true, hook: true}
+	l.owners, l.orphaned, l.ownerErr = owners(o, h.Offset)
+	p := &stapsdt.Site{Name: process.DebugState, PC: h.Value, NotePC: h.Value, PCOffset: h.Offset}
+	if err := out.write(&site{file: o.Path, probe: p, machine: h.Machine, live: l}); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
 }

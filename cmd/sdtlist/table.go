@@ -22,6 +22,9 @@ func (t *table) write(s *site) error {
 		r.PID, r.PC, r.Semaphore = l.pid, l.addr, l.semaphoreAddr
 		r.SemaphoreValue, r.SemaphoreErr = uint64(l.semaphoreValue), l.semaphoreErr != nil
 		r.Armed, r.ArmedErr, r.Orphaned = l.armed, l.armedErr != nil, l.orphaned
+		if l.hook {
+			r.Provider = "-"
+		}
 	}
 	t.argv = argspec.AppendArgs(t.argv[:0], p.Args, s.machine)
 	for _, a := range t.argv {

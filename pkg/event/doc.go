@@ -65,15 +65,20 @@
 // not 0:
 //
 //	pid               the process
+//	hook              "loader" on the line of the dynamic loader's
+//	                  _dl_debug_state (Hook), which is no probe: its
+//	                  provider is empty, its name the function, pc and
+//	                  pc_offset its address and offset in the file
 //	addr              run-time address of the site, when known
 //	armed             whether a tracer has patched the site
 //	armed_error       in place of armed: why that could not be read
 //	orphaned          of an armed site: true when no uprobe owns its
 //	                  breakpoint, false when one does
-//	owner             of an armed site that is not orphaned: the uprobe
-//	                  owning it, such as "uprobe_multi link 12"
-//	orphaned_error    in place of orphaned and owner: why the owner could
-//	                  not be looked up
+//	owners            of an armed site that is not orphaned: every
+//	                  uprobe that may own it, such as
+//	                  ["uprobe_multi link 12 /usr/bin/demo:0x1136"]
+//	orphaned_error    in place of orphaned and owners: why the owners
+//	                  could not be looked up
 //	semaphore_addr    of a probe with a semaphore: its run-time address,
 //	                  when known
 //	semaphore_value   of a probe with a semaphore: its value

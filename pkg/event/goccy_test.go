@@ -152,16 +152,17 @@ type goccySite struct {
 	SemaphoreError  string     `json:"semaphore_error,omitempty"`
 	Argv            []goccyArg `json:"argv"`
 
-	PID                 int     `json:"pid,omitempty"`
-	Addr                uint64  `json:"addr,omitempty"`
-	ArmedError          string  `json:"armed_error,omitempty"`
-	Armed               *bool   `json:"armed,omitempty"`
-	OrphanedError       string  `json:"orphaned_error,omitempty"`
-	Orphaned            *bool   `json:"orphaned,omitempty"`
-	Owner               *string `json:"owner,omitempty"`
-	SemaphoreAddr       uint64  `json:"semaphore_addr,omitempty"`
-	SemaphoreValueError string  `json:"semaphore_value_error,omitempty"`
-	SemaphoreValue      *uint64 `json:"semaphore_value,omitempty"`
+	PID                 int      `json:"pid,omitempty"`
+	Hook                string   `json:"hook,omitempty"`
+	Addr                uint64   `json:"addr,omitempty"`
+	ArmedError          string   `json:"armed_error,omitempty"`
+	Armed               *bool    `json:"armed,omitempty"`
+	OrphanedError       string   `json:"orphaned_error,omitempty"`
+	Orphaned            *bool    `json:"orphaned,omitempty"`
+	Owners              []string `json:"owners,omitempty"`
+	SemaphoreAddr       uint64   `json:"semaphore_addr,omitempty"`
+	SemaphoreValueError string   `json:"semaphore_value_error,omitempty"`
+	SemaphoreValue      *uint64  `json:"semaphore_value,omitempty"`
 }
 
 type goccyArg struct {
@@ -231,7 +232,7 @@ func toGoccySite(g *goccySite, s *Site) {
 	if s.PID == 0 {
 		return
 	}
-	g.PID, g.Addr = s.PID, s.Addr
+	g.PID, g.Hook, g.Addr = s.PID, s.Hook, s.Addr
 	if g.ArmedError = s.ArmedError; g.ArmedError == "" {
 		g.Armed = &s.Armed
 	}
@@ -242,7 +243,10 @@ func toGoccySite(g *goccySite, s *Site) {
 	case s.Orphaned:
 		g.Orphaned = &goccyTrue
 	default:
-		g.Orphaned, g.Owner = &goccyFalse, &s.Owner
+		g.Orphaned, g.Owners = &goccyFalse, s.Owners
+		if g.Owners == nil {
+			g.Owners = []string{}
+		}
 	}
 	if s.Semaphore != 0 {
 		g.SemaphoreAddr = s.SemaphoreAddr

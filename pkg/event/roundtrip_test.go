@@ -202,7 +202,12 @@ func sites() []Site {
 		{File: "/proc/1/root/usr/bin/demo", Provider: "demo", Name: "tick", PC: 0x1136, NotePC: 0x1136, Argv: argv[:1],
 			PID: 42, Addr: 0x55d0c0a01136},
 		{File: "demo", Provider: "demo", Name: "tick", Semaphore: 0x4010, NoteSemaphore: 0x4010, Argv: argv[:1],
-			PID: 42, Addr: 0x55d0c0a01136, Armed: true, Owner: "uprobe_multi link 12", SemaphoreAddr: 0x55d0c0a04010, SemaphoreValue: &v},
+			PID: 42, Addr: 0x55d0c0a01136, Armed: true, Owners: []string{"uprobe_multi link 12 /usr/bin/demo:0x1136"}, SemaphoreAddr: 0x55d0c0a04010, SemaphoreValue: &v},
+		{File: "demo", Provider: "demo", Name: "tick", Argv: argv[:1],
+			PID: 42, Addr: 0x55d0c0a01136, Armed: true, Owners: []string{"uprobe_multi link 12 demo:0x1136", "perf_event pid 7 (bpftrace) fd 9 demo:0x1136"}},
+		// The loader's hook.
+		{File: "/usr/lib/ld-linux-x86-64.so.2", Name: "_dl_debug_state", PC: 0x2060, NotePC: 0x2060, PCOffset: 0x2060, Argv: []SiteArg{},
+			PID: 42, Hook: "loader", Addr: 0x7f0000002060, Armed: true, Orphaned: true},
 		{File: "demo", Provider: "demo", Name: "tick", Semaphore: 0x4010, NoteSemaphore: 0x4010, Argv: argv[:1],
 			PID: 42, Addr: 1, Armed: true, Orphaned: true, SemaphoreAddr: 2, SemaphoreValue: &zero},
 		{File: "demo", Provider: "demo", Name: "tick", Semaphore: 0x4010, NoteSemaphore: 0x4010, Argv: argv[:1],

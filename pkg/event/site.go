@@ -26,16 +26,20 @@ type Site struct {
 	Argv            []SiteArg `json:"argv"`
 
 	// Written by sdtlist -p, when PID is not 0.
-	PID                 int     `json:"pid"`
-	Addr                uint64  `json:"addr"`
-	Armed               bool    `json:"armed"`
-	ArmedError          string  `json:"armed_error"`
-	Orphaned            bool    `json:"orphaned"`
-	OrphanedError       string  `json:"orphaned_error"`
-	Owner               string  `json:"owner"`
-	SemaphoreAddr       uint64  `json:"semaphore_addr"`
-	SemaphoreValue      *uint64 `json:"semaphore_value"`
-	SemaphoreValueError string  `json:"semaphore_value_error"`
+	PID int `json:"pid"`
+	// Hook is "loader" on the line of the dynamic loader's
+	// _dl_debug_state, which is no probe: Provider is empty and Name
+	// the function.
+	Hook                string   `json:"hook"`
+	Addr                uint64   `json:"addr"`
+	Armed               bool     `json:"armed"`
+	ArmedError          string   `json:"armed_error"`
+	Orphaned            bool     `json:"orphaned"`
+	OrphanedError       string   `json:"orphaned_error"`
+	Owners              []string `json:"owners"`
+	SemaphoreAddr       uint64   `json:"semaphore_addr"`
+	SemaphoreValue      *uint64  `json:"semaphore_value"`
+	SemaphoreValueError string   `json:"semaphore_value_error"`
 }
 
 // A SiteArg is one parsed argument of a Site. Kind decides which of the
@@ -154,6 +158,9 @@ func appendSiteTail(b []byte, s *Site) []byte {
 		return append(b, '}', '\n')
 	}
 	b = appendInt(b, "pid", int64(s.PID))
+	if s.Hook != "" {
+		b = appendString(b, "hook", s.Hook)
+	}
 	if s.Addr != 0 {
 		b = appendUint(b, "addr", s.Addr)
 	}
@@ -170,7 +177,14 @@ func appendSiteTail(b []byte, s *Site) []byte {
 		b = appendBool(b, "orphaned", true)
 	default:
 		b = appendBool(b, "orphaned", false)
-		b = appendString(b, "owner", s.Owner)
+		b = append(appendKey(b, "owners"), '[')
+		for i, o := range s.Owners {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonenc.AppendString(b, o)
+		}
+		b = append(b, ']')
 	}
 	if s.Semaphore != 0 {
 		if s.SemaphoreAddr != 0 {

@@ -105,8 +105,10 @@ func (s *scanner) site(st *Site) error {
 			st.Orphaned, err = s.boolean("orphaned")
 		case "orphaned_error":
 			st.OrphanedError, err = s.stringField("orphaned_error")
-		case "owner":
-			st.Owner, err = s.stringField("owner")
+		case "owners":
+			st.Owners, err = s.stringArray("owners")
+		case "hook":
+			st.Hook, err = s.stringField("hook")
 		case "semaphore_addr":
 			st.SemaphoreAddr, err = s.uint("semaphore_addr")
 		case "semaphore_value":
@@ -132,6 +134,33 @@ func (s *scanner) site(st *Site) error {
 		st.NoteSemaphore = st.Semaphore
 	}
 	return nil
+}
+
+// stringArray reads an array of strings.
+func (s *scanner) stringArray(field string) ([]string, error) {
+	if s.peek() != '[' {
+		if err := s.skip(); err != nil {
+			return nil, err
+		}
+		return nil, &FieldError{field, "an array of strings"}
+	}
+	s.i++
+	a := []string{}
+	if s.peek() == ']' {
+		s.i++
+		return a, nil
+	}
+	for more := true; more; {
+		v, err := s.stringField(field)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		if more, err = s.next(']'); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
 }
 
 // argv reads the array of a site's parsed arguments.
