@@ -18,7 +18,12 @@ Usage:
 Sdtrepair looks at every probe site of every object the process maps (or
 of the probes PROVIDER:NAME selects, with globs) and, where the site holds
 a breakpoint and no uprobe of the system owns it, writes back the
-instruction the file holds there. It first lists every uprobe the kernel
+instruction the file holds there. Without PROVIDER:NAME it does the same
+for the dynamic loader's _dl_debug_state (the program's own, for a
+statically linked one), where sdtattach -c stops its command to follow
+dlopen: a tracer killed while the kernel places its uprobe there can
+leave a breakpoint in every process that maps the loader, which then
+traps at each dlopen and dlclose. It first lists every uprobe the kernel
 holds (BPF uprobe_multi and perf_event links, perf-event descriptors of
 every process, tracefs uprobe events); if any of them cannot be looked at,
 it restores nothing and says why. A site that a tracer takes while it is
@@ -31,8 +36,10 @@ Each orphaned site is one JSON object per line on standard output:
 
 	pid        the process
 	file       the object, as the process maps it
-	provider   the probe's provider
-	name       the probe's name
+	provider   the probe's provider; empty for the loader's hook
+	name       the probe's name, or _dl_debug_state
+	hook       "loader" for the loader's _dl_debug_state, which is no
+	           probe; absent for a probe site
 	addr       run-time address of the site
 	pc_offset  its file offset
 	restored   whether the file's instruction was written back: false

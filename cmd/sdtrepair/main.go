@@ -13,8 +13,9 @@ import (
 const usageText = `usage: sdtrepair [-n] -p PID [PROVIDER:NAME...]
 
 Restore the probe sites of process PID that hold a breakpoint no uprobe
-owns any more, left by a tracer that is gone; one JSON object per
-orphaned site per line. PROVIDER and NAME are globs.
+owns any more, left by a tracer that is gone, and without PROVIDER:NAME
+the dynamic loader's _dl_debug_state too; one JSON object per orphaned
+site per line. PROVIDER and NAME are globs.
 
 Flags:
 `

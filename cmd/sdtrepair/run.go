@@ -17,6 +17,7 @@ type siteLine struct {
 	File     string `json:"file"`
 	Provider string `json:"provider"`
 	Name     string `json:"name"`
+	Hook     string `json:"hook,omitempty"`
 	Addr     uint64 `json:"addr"`
 	Offset   uint64 `json:"pc_offset"`
 	Restored bool   `json:"restored"`
@@ -66,7 +67,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if !s.Restored {
 			left++
 		}
-		if err := enc.Encode(&siteLine{PID: s.PID, File: s.File, Provider: s.Provider, Name: s.Name, Addr: s.Addr, Offset: s.Offset, Restored: s.Restored, TakenBy: s.Taken}); err != nil {
+		l := siteLine{PID: s.PID, File: s.File, Provider: s.Provider, Name: s.Name, Addr: s.Addr, Offset: s.Offset, Restored: s.Restored, TakenBy: s.Taken}
+		if s.Hook {
+			l.Hook = "loader"
+		}
+		if err := enc.Encode(&l); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,12 @@
 // uprobes are listed again, and a site that a tracer took meanwhile gets
 // its breakpoint back, so that the tracer is not silently disarmed.
 //
+// The dynamic loader's _dl_debug_state (process.DebugState), where
+// sdtattach stops the processes it follows for dlopen, is restored by the
+// same rules when Options.Match selects no probes: a stopper killed while
+// the kernel registers its uprobe can leave a breakpoint there, in every
+// process that maps the loader, and each dlopen and dlclose then traps.
+//
 // Semaphores are reported, not lowered: the kernel raises a semaphore
 // once per site it arms, so a value above the sites that live uprobes
 // arm may be left behind by a tracer that is gone, or held by a tracer

@@ -36,7 +36,7 @@ func listLinks(s *Set) error {
 			identify(&u, m.File)
 			for _, o := range offs {
 				u.Offset, u.RefCtrOffset = o.Offset, o.ReferenceCount
-				s.add(u)
+				s.Add(u)
 			}
 		case link.PerfEventType:
 			pe := info.PerfEvent()
@@ -46,7 +46,7 @@ func listLinks(s *Set) error {
 			if up := pe.Uprobe(); up != nil {
 				u := Uprobe{Kind: PerfEvent, File: up.File, Offset: uint64(up.Offset), RefCtrOffset: up.OffsetReferenceCount, Holder: holder}
 				identify(&u, up.File)
-				s.add(u)
+				s.Add(u)
 			}
 		}
 	}

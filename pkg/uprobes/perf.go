@@ -69,7 +69,7 @@ func listPerfEvents(s *Set) error {
 				// The path as the holder sees it.
 				identify(&u, filepath.Join("/proc", p.Name(), "root", q.name))
 			}
-			s.add(u)
+			s.Add(u)
 		}
 	}
 	if denied > 0 {

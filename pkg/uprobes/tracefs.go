@@ -91,7 +91,7 @@ func readEvents(s *Set, dir string) error {
 			return fmt.Errorf("%s: unexpected line %q", f.Name(), sc.Text())
 		}
 		identify(&u, u.File)
-		s.add(u)
+		s.Add(u)
 	}
 	return sc.Err()
 }

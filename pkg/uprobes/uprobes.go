@@ -80,7 +80,8 @@ func samePath(reported, path string) bool {
 	return false
 }
 
-func (s *Set) add(u Uprobe) {
+// Add adds u to the set, as List does each uprobe it finds.
+func (s *Set) Add(u Uprobe) {
 	if s.byOffset == nil {
 		s.byOffset = make(map[uint64][]int)
 	}
