@@ -111,6 +111,10 @@ var realBinaries = []string{
 	"/usr/bin/python3.11",
 	"/usr/bin/gcc-12",
 	"/usr/bin/x86_64-linux-gnu-ld.gold",
+	// Static libraries: ar archives of objects with notes, each member
+	// named as readelf names it.
+	"/usr/lib/gcc/x86_64-linux-gnu/*/libstdc++.a",
+	"/usr/lib/x86_64-linux-gnu/libpython3.*.a",
 }
 
 func TestRealBinaries(t *testing.T) {

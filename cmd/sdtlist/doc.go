@@ -59,7 +59,9 @@ Each output line describes one probe site (a probe fired from several
 places has one line per place, in note order) with these fields:
 
 	file              the file, as named on the command line, or as the
-	                  process maps it with -p
+	                  process maps it with -p; for a member of an ar
+	                  archive, ARCHIVE(MEMBER) as binutils names it:
+	                  libstdc++.a(eh_throw.o)
 	provider, name    the probe's provider and name
 	pc                address of the probe's nop, adjusted for
 	                  .stapsdt.base (what readelf -n shows as Location for
@@ -173,6 +175,13 @@ A FILE must be a regular file: a named pipe, a device or a directory is
 reported without being opened for long (a named pipe is never waited on).
 The notes are read from the .note.stapsdt sections or, in a file without
 section headers, from its PT_NOTE segments, as readelf -n does.
+An ar archive (a static library, such as libstdc++.a or libpython3.11.a)
+is listed member by member, in archive order, as readelf -n lists it:
+the members are relocatable objects, whose pc is an offset in the
+probe's section and whose pc_error says why they have no pc_offset. A
+member that is not an ELF file is reported as a file would be, and the
+others are still listed. A thin archive, which names the files of its
+members instead of holding them, is reported: list those files.
 
 A file that cannot be read, or whose notes are damaged, is reported on
 standard error; the probes that could be decoded and the other files are

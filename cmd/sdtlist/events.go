@@ -33,7 +33,7 @@ func (u *uprobeEvents) flush() error { return nil }
 
 func (u *uprobeEvents) write(s *site) error {
 	if s.file != u.file {
-		u.open(s.file)
+		u.open(s.file, s.data)
 	}
 	if u.err != nil {
 		return nil // reported by open
@@ -59,13 +59,20 @@ func (u *uprobeEvents) write(s *site) error {
 }
 
 // open reads what the definitions of file need: its type, and the
-// addresses of its symbols for operands that name one.
-func (u *uprobeEvents) open(file string) {
+// addresses of its symbols for operands that name one. data, when not
+// nil, holds the file, which its name does not (an archive member).
+func (u *uprobeEvents) open(file string, data io.ReaderAt) {
 	u.file, u.opts, u.err = file, &tracefs.Options{}, nil
 	if u.path, u.err = filepath.Abs(file); u.err != nil {
 		return
 	}
-	f, err := elf.Open(file)
+	var f *elf.File
+	var err error
+	if data != nil {
+		f, err = elf.NewFile(data)
+	} else {
+		f, err = elf.Open(file)
+	}
 	if err != nil {
 		u.err = err
 		return

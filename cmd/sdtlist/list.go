@@ -59,6 +59,8 @@ type site struct {
 	probe   *stapsdt.Site
 	machine elf.Machine
 	live    *liveState
+	// data is the file's, where file is no path: an archive member's.
+	data io.ReaderAt
 }
 
 // liveState is what a running process adds to a site.
@@ -121,6 +123,9 @@ func listFiles(c *config, out sink, logger *log.Logger) (failed bool) {
 // before the error is returned.
 func listFile(name string, pats []probespec.Spec, out sink, check *probe.PatternCheck) error {
 	f, ferr := stapsdt.Open(name)
+	if errors.Is(ferr, stapsdt.ErrArchive) {
+		return listArchive(name, pats, out, check)
+	}
 	if f == nil {
 		return ferr
 	}

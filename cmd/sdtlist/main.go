@@ -30,9 +30,10 @@ command or a library, as sdtattach does; a bare name that is neither is
 a pattern. bpftrace's usdt:PATH:* and [usdt:]PATH:PROVIDER:NAME list the
 probes of PATH that match (with -p, of the objects PATH names).
 
-A FILE must be a regular file. At most 256 MiB of notes are read from
-a file; of its malformed notes, the first 10 are reported, then their
-count.
+A FILE must be a regular file; an ar archive (lib*.a) is listed member
+by member, each as ARCHIVE(MEMBER). At most 256 MiB of notes are read
+from a file; of its malformed notes, the first 10 are reported, then
+their count.
 
 Flags:
 `

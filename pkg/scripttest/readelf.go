@@ -17,6 +17,9 @@ import (
 
 // A Note is one NT_STAPSDT note as readelf -n prints it.
 type Note struct {
+	// File is the member of an ar archive the note is in, as readelf
+	// names it (ARCHIVE(MEMBER)); "" for the notes of other files.
+	File                      string
 	Provider, Name            string
 	Location, Base, Semaphore uint64
 	Args                      string
@@ -27,21 +30,27 @@ type Note struct {
 //
 // readelf prints each note's fields on indented lines after the
 // NT_STAPSDT line (the first of them on that same line with --wide), and
-// leaves out Arguments when the note has none.
+// leaves out Arguments when the note has none. Before the notes of each
+// member of an archive it prints a line "File: ARCHIVE(MEMBER)".
 func ParseReadelf(r io.Reader) ([]Note, error) {
 	var notes []Note
 	var cur *Note
+	file := ""
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
+		if name, ok := strings.CutPrefix(line, "File: "); ok {
+			cur, file = nil, name
+			continue
+		}
 		if !strings.HasPrefix(line, "    ") {
 			cur = nil
 			before, after, ok := strings.Cut(line, "NT_STAPSDT (SystemTap probe descriptors)")
 			if !ok || strings.TrimSpace(before) == "" {
 				continue
 			}
-			notes = append(notes, Note{})
+			notes = append(notes, Note{File: file})
 			cur = &notes[len(notes)-1]
 			line = after
 		}
@@ -91,6 +100,7 @@ func parseLocation(n *Note, line string) error {
 
 // site holds the fields of an sdtlist line that readelf also shows.
 type site struct {
+	File          string  `json:"file"`
 	Provider      string  `json:"provider"`
 	Name          string  `json:"name"`
 	PC            uint64  `json:"pc"`
@@ -104,7 +114,8 @@ type site struct {
 // Agree runs readelf -n --wide and sdtlist on file and reports, as an
 // error, where sdtlist's lines differ from readelf's NT_STAPSDT notes:
 // the same number of probe sites, in the same order, with the same
-// provider, name, location, base, semaphore and arguments. Where sdtlist
+// provider, name, location, base, semaphore and arguments, and for the
+// members of an archive the file, ARCHIVE(MEMBER). Where sdtlist
 // adjusted an address for a prelinked file, the value compared is the
 // note's own (note_pc, note_semaphore), which is what readelf shows.
 // Agree returns the number of notes readelf shows.
@@ -157,10 +168,15 @@ func compare(file string, notes []Note, sites []site) error {
 		if s.NoteSemaphore != nil {
 			sema = *s.NoteSemaphore
 		}
+		file := s.File
+		if n.File == "" {
+			file = "" // readelf names the members of archives only
+		}
 		for _, f := range []struct {
 			name             string
 			readelf, sdtlist any
 		}{
+			{"file", n.File, file},
 			{"provider", n.Provider, s.Provider},
 			{"name", n.Name, s.Name},
 			{"pc", hex(n.Location), hex(pc)},

@@ -47,6 +47,37 @@ Displaying notes found in: .note.stapsdt
 `,
 			want: []Note{{Provider: "p", Name: "one", Location: 0x11ad, Base: 0x2008}},
 		},
+		{
+			name: "archive",
+			in: `
+File: lib.a(a.o)
+
+Displaying notes found in: .note.stapsdt
+  Owner                Data size 	Description
+  stapsdt              0x00000031	NT_STAPSDT (SystemTap probe descriptors)	    Provider: a
+    Name: one
+    Location: 0x0000000000000004, Base: 0x0000000000000000, Semaphore: 0x0000000000000000
+    Arguments: -4@%edi
+
+File: lib.a(b.o)
+
+Displaying notes found in: .note.gnu.property
+  Owner                Data size 	Description
+  GNU                  0x00000010	NT_GNU_PROPERTY_TYPE_0	      Properties: x86 ISA needed: x86-64-baseline
+
+File: lib.a(c.o)
+
+Displaying notes found in: .note.stapsdt
+  Owner                Data size 	Description
+  stapsdt              0x0000002c	NT_STAPSDT (SystemTap probe descriptors)	    Provider: c
+    Name: two
+    Location: 0x0000000000000000, Base: 0x0000000000000000, Semaphore: 0x0000000000000000
+`,
+			want: []Note{
+				{File: "lib.a(a.o)", Provider: "a", Name: "one", Location: 4, Args: "-4@%edi"},
+				{File: "lib.a(c.o)", Provider: "c", Name: "two"},
+			},
+		},
 	} {
 		got, err := ParseReadelf(strings.NewReader(tt.in))
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
@@ -144,6 +175,32 @@ func TestCompare(t *testing.T) {
 		},
 	} {
 		err := compare("f", notes, tt.sites)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("compare(%s) = %v, want nil", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("compare(%s) = %v, want error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// The members of an archive are compared by name too; readelf names no
+// other file.
+func TestCompareFile(t *testing.T) {
+	member := []Note{{File: "lib.a(a.o)", Provider: "p", Name: "one"}}
+	plain := []Note{{Provider: "p", Name: "one"}}
+	for _, tt := range []struct {
+		name  string
+		notes []Note
+		file  string // of the one site
+		want  string
+	}{
+		{"member", member, "lib.a(a.o)", ""},
+		{"other member", member, "lib.a(b.o)", `note 0 (p:one): file: readelf "lib.a(a.o)", sdtlist "lib.a(b.o)"`},
+		{"archive", member, "lib.a", `file: readelf "lib.a(a.o)", sdtlist "lib.a"`},
+		{"plain", plain, "./prog", ""},
+	} {
+		err := compare("f", tt.notes, []site{{File: tt.file, Provider: "p", Name: "one"}})
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("compare(%s) = %v, want nil", tt.name, err)

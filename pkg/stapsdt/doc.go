@@ -27,5 +27,12 @@
 // for it; only the first MaxFormatErrors malformed notes of a file are
 // reported one by one, the others are counted in one further error.
 //
+// An ar archive, a static library such as libstdc++.a, is no ELF file
+// to Open (ErrArchive) but holds relocatable objects with notes:
+// OpenArchive lists its members, and Archive.File reads each as Open
+// reads a file, naming it ARCHIVE(MEMBER) as binutils does. GNU's and
+// BSD's long member names are read; thin archives, which only name
+// their members' files, are refused (ErrThinArchive).
+//
 // Decoding the argument string is the job of package argspec.
 package stapsdt

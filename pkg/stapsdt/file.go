@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 
 	"github.com/sdtkit/sdtkit/internal/regfile"
 )
@@ -23,31 +24,43 @@ const (
 // notes are malformed, Open returns the File with the probes it could
 // decode together with an error that joins one *FormatError per bad note
 // (at most MaxFormatErrors, then one error that counts the others), so
-// that one damaged note does not hide the others.
+// that one damaged note does not hide the others. An ar archive is
+// refused with ErrArchive: OpenArchive reads its members.
 func Open(name string) (*File, error) {
+	fd, size, err := open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close()
+	if size == 0 {
+		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNotELF)
+	}
+	f, err := newFile(fd, size)
+	return f, nameErrors(name, err)
+}
+
+// open opens the named regular file and returns its size, with errors
+// that name it.
+func open(name string) (*os.File, int64, error) {
 	fd, err := regfile.Open(name)
 	if err != nil {
 		var te *regfile.TypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s: %w, %w", name, te, ErrNotELF)
+			return nil, 0, fmt.Errorf("%s: %w, %w", name, te, ErrNotELF)
 		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			// "FILE: no such file or directory", like the other errors.
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
 	}
-	defer fd.Close()
 	st, err := fd.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		fd.Close()
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
 	}
-	if st.Size() == 0 {
-		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNotELF)
-	}
-	f, err := newFile(fd, st.Size())
-	return f, nameErrors(name, err)
+	return fd, st.Size(), nil
 }
 
 // Read is NewFile for a file already open, with errors naming the file
@@ -99,6 +112,9 @@ func readerSize(r io.ReaderAt) int64 {
 func newFile(r io.ReaderAt, size int64) (*File, error) {
 	var magic [4]byte
 	if n, _ := r.ReadAt(magic[:], 0); n < 4 || string(magic[:]) != elf.ELFMAG {
+		if isArchive(r) {
+			return nil, ErrArchive
+		}
 		return nil, ErrNotELF
 	}
 	ef, err := elf.NewFile(r)
