@@ -48,13 +48,18 @@ Each orphaned site is one JSON object per line on standard output:
 
 sdtsema --hold records each increment it holds in /run/sdtkit/holds. An
 increment whose holder is gone (sdtsema killed with SIGKILL, which cannot
-undo it) is proven to have no holder left and is undone, one line each:
+undo it) is proven to have no holder left and is undone. So is the
+increment of an orphaned site that sdtattach's keeper journaled in
+/run/sdtkit/uprobes with that semaphore as its reference counter, before
+it attached it, and that is gone without removing its journal (killed
+while the kernel made or removed its uprobes: the kernel raises a site's
+semaphore with its breakpoint, and leaves both then). One line each:
 
 	pid             the process
 	file            the object whose semaphore it is
 	provider, name  the probe
 	semaphore_addr  run-time address of the semaphore
-	holder          the pid of the holder that is gone
+	holder          the pid of the holder (or keeper) that is gone
 	before, after   the semaphore's value before and after
 	undone          true, or false with -n
 
@@ -68,7 +73,8 @@ sdtsema -p PID --dec PROVIDER:NAME. A semaphore left raised costs the
 process the is-enabled code of its probes, not its correctness.
 
 Sdtattach itself never leaves a process patched: its uprobes are made and
-removed by a keeper process that none of its signals reach.
+removed by a keeper process that none of its signals reach. What a
+keeper killed itself can leave is in sdtattach's documentation.
 
 The exit status is 0 when every orphaned site and hold is restored (or,
 with -n, when none was found), 1 on failure or, with -n, when some were

@@ -16,11 +16,17 @@
 // the kernel registers its uprobe can leave a breakpoint there, in every
 // process that maps the loader, and each dlopen and dlclose then traps.
 //
-// Semaphores are reported, not lowered: the kernel raises a semaphore
-// once per site it arms, so a value above the sites that live uprobes
-// arm may be left behind by a tracer that is gone, or held by a tracer
-// that raises semaphores from user space (bcc, bpftrace without
-// reference counters, sdtsema --hold), which leaves no trace the kernel
-// shows. Process reports such a semaphore as Excess for a person to
-// judge.
+// A semaphore is lowered where it is proven to have no holder left: an
+// increment sdtsema --hold recorded (package semaphore, Holds) whose
+// holder is gone, and the increment an orphaned site made when the
+// process that attached it journaled the site with that semaphore as
+// reference counter and is gone (package journal: sdtkit's keepers,
+// killed while the kernel registered or removed their uprobes). Each is
+// reported in Report.Undone. Other semaphores are reported, not
+// lowered: the kernel raises a semaphore once per site it arms, so a
+// value above the sites that live uprobes arm may be left behind by a
+// tracer that is gone, or held by a tracer that raises semaphores from
+// user space (bcc, bpftrace without reference counters), which leaves no
+// trace the kernel shows. Process reports such a semaphore as Excess for
+// a person to judge.
 package repair

@@ -101,6 +101,9 @@ func Process(pid int, opts *Options) (*Report, error) {
 		return nil, fmt.Errorf("process %d: %w: %w", pid, ErrUnseen, errors.Join(set.Unseen...))
 	}
 	countArmed(cands, set, sems)
+	if err := lowerJournaled(pid, cands, set, &o, rep, sems); err != nil {
+		errs = append(errs, fmt.Errorf("journaled semaphores: %w", err))
+	}
 	if err := restoreOrphans(mem, cands, set, o.DryRun, rep); err != nil {
 		errs = append(errs, err)
 	}

@@ -165,7 +165,8 @@ func KillDuring() script.Cmd {
 							if err != nil {
 								return nil, fmt.Errorf("%s: sdtrepair -p %d: %w\n%s", when, p, err, out)
 							}
-							s.Logf("%s", out)
+							s.Logf("[sdtrepair -p %d: %d sites restored, %d semaphore increments undone]\n", p,
+								strings.Count(string(out), `"restored":true`), strings.Count(string(out), `"undone":true`))
 						}
 						repaired, killed = true, time.Now()
 						continue
