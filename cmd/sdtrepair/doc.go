@@ -74,7 +74,10 @@ process the is-enabled code of its probes, not its correctness.
 
 Sdtattach itself never leaves a process patched: its uprobes are made and
 removed by a keeper process that none of its signals reach. What a
-keeper killed itself can leave is in sdtattach's documentation.
+keeper killed itself can leave is in sdtattach's documentation. The
+uprobe events of a sdtattach --backend tracefs that is gone (group
+sdtkit_PID) are removed first, with a line on standard error, since
+while defined they would count as owners of the sites they name.
 
 The exit status is 0 when every orphaned site and hold is restored (or,
 with -n, when none was found), 1 on failure or, with -n, when some were

@@ -59,6 +59,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if rep == nil {
 		return err
 	}
+	for _, g := range rep.RemovedGroups {
+		logger.Printf("removed the uprobe events of group %s, left by a process that is gone", g)
+	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

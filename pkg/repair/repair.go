@@ -46,6 +46,9 @@ type Report struct {
 	Sites  []Site
 	Undone []Undone
 	Excess []Excess
+	// RemovedGroups are the tracefs groups of uprobe events removed,
+	// left by a sdtattach that is gone (see tracefs.RemoveStale).
+	RemovedGroups []string
 }
 
 // listUprobes lists the uprobes of the system; tests replace it.
@@ -89,6 +92,13 @@ func Process(pid int, opts *Options) (*Report, error) {
 		}
 	}
 	rep := &Report{}
+	if !o.DryRun {
+		groups, err := removeStaleEvents()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("uprobe events left by processes gone: %w", err))
+		}
+		rep.RemovedGroups = groups
+	}
 	held, err := undoHolds(pid, &o, rep, sems)
 	if err != nil {
 		errs = append(errs, err)

@@ -1,6 +1,7 @@
 package tracefs
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/internal/selfexec"
+	"github.com/sdtkit/sdtkit/pkg/journal"
 )
 
 // The keeper is a child process, this same executable run again, that
@@ -27,9 +29,14 @@ import (
 // with no fatal signal pending, and exits. (pkg/bpf has a keeper of the
 // same kind for its links.)
 //
-// The protocol runs over a SOCK_SEQPACKET pair, one packet per
-// keeperRequest, each answered by a packet holding an errno (0 for
-// success) and, on success, the perf event's descriptor.
+// The protocol runs over a SOCK_SEQPACKET pair, one packet per request,
+// each answered by a packet holding an errno (0 for success). A request
+// is a kind byte then its body: kindOpen, a keeperRequest, answered on
+// success with the perf event's descriptor too; kindJournal, the JSON of
+// a journal.Planned the keeper records before it opens the events that
+// register those uprobes (see package journal), so that a repair knows
+// the sites and semaphores a keeper killed while the kernel registered
+// or removed them left behind.
 
 // keeperEnv, when set in the environment, makes the executable a
 // tracefs keeper (see init).
@@ -54,6 +61,16 @@ type keeperRequest struct {
 }
 
 const requestSize = int(unsafe.Sizeof(keeperRequest{}))
+
+// Kinds of request.
+const (
+	kindOpen    = 'o'
+	kindJournal = 'j'
+)
+
+// journalChunk is the most sites of one kindJournal request, which a
+// packet of the socket's default buffer holds.
+const journalChunk = 2048
 
 // keeper is the tracer's side of a keeper process.
 type keeper struct {
@@ -87,20 +104,12 @@ func (k *keeper) open(id uint32, pid, cpu int, inherit, cgroup bool, watermark u
 	if cgroup {
 		req.Cgroup = 1
 	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize)
-	if _, err := unix.Write(k.fd, b); err != nil {
-		return -1, fmt.Errorf("keeper process: %w", err)
+	b := append([]byte{kindOpen}, unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize)...)
+	oob, err := k.call(b, true)
+	if err != nil {
+		return -1, fmt.Errorf("perf_event_open: %w", err)
 	}
-	var reply [4]byte
-	oob := make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(k.fd, reply[:], oob, unix.MSG_CMSG_CLOEXEC)
-	if err != nil || n != len(reply) {
-		return -1, fmt.Errorf("keeper process: no reply (%v)", err)
-	}
-	if errno := syscall.Errno(le.Uint32(reply[:])); errno != 0 {
-		return -1, fmt.Errorf("perf_event_open: %w", errno)
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil || len(msgs) != 1 {
 		return -1, errors.New("keeper process: no perf event received")
 	}
@@ -109,6 +118,46 @@ func (k *keeper) open(id uint32, pid, cpu int, inherit, cgroup bool, watermark u
 		return -1, errors.New("keeper process: no perf event received")
 	}
 	return fds[0], nil
+}
+
+// journal has the keeper record the uprobes of p, before the events
+// that register them are opened.
+func (k *keeper) journal(p journal.Planned) error {
+	for len(p.Offsets) > 0 {
+		chunk := p
+		n := min(len(p.Offsets), journalChunk)
+		chunk.Offsets, chunk.RefCtrOffsets = p.Offsets[:n], p.RefCtrOffsets[:n]
+		p.Offsets, p.RefCtrOffsets = p.Offsets[n:], p.RefCtrOffsets[n:]
+		b, err := json.Marshal(&chunk)
+		if err != nil {
+			return err
+		}
+		if _, err := k.call(append([]byte{kindJournal}, b...), false); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+	}
+	return nil
+}
+
+// call sends the request b and returns the reply's control message,
+// when withFD, or the errno it holds.
+func (k *keeper) call(b []byte, withFD bool) ([]byte, error) {
+	if _, err := unix.Write(k.fd, b); err != nil {
+		return nil, fmt.Errorf("keeper process: %w", err)
+	}
+	var reply [4]byte
+	var oob []byte
+	if withFD {
+		oob = make([]byte, unix.CmsgSpace(4))
+	}
+	n, oobn, _, _, err := unix.Recvmsg(k.fd, reply[:], oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil || n != len(reply) {
+		return nil, fmt.Errorf("keeper process: no reply (%v)", err)
+	}
+	if errno := syscall.Errno(le.Uint32(reply[:])); errno != 0 {
+		return nil, errno
+	}
+	return oob[:oobn], nil
 }
 
 // close ends the keeper, which closes its copies of the perf events, and
@@ -128,31 +177,50 @@ func (k *keeper) close() error {
 func serveKeeper(fd int) int {
 	selfexec.Serve()
 	var held []int
+	jr, _ := journal.NewJournal()
 	defer func() {
 		for _, fd := range held {
 			unix.Close(fd)
 		}
+		if jr != nil {
+			jr.Remove()
+		}
 	}()
-	var req keeperRequest
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize)
+	b := make([]byte, 1<<20)
 	for {
 		n, err := unix.Read(fd, b)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil || n != requestSize {
+		if err != nil || n == 0 {
 			return 0 // the tracer is gone
 		}
 		var reply [4]byte
 		var oob []byte
-		pfd, err := openEvent(req.ID, int(req.PID), int(req.CPU), req.Inherit != 0, req.Cgroup != 0, req.Watermark)
-		if err != nil {
-			errno := syscall.EINVAL
-			errors.As(err, &errno)
-			le.PutUint32(reply[:], uint32(errno))
-		} else {
-			held = append(held, pfd)
-			oob = unix.UnixRights(pfd)
+		switch {
+		case b[0] == kindOpen && n == 1+requestSize:
+			var req keeperRequest
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize), b[1:n])
+			pfd, err := openEvent(req.ID, int(req.PID), int(req.CPU), req.Inherit != 0, req.Cgroup != 0, req.Watermark)
+			if err != nil {
+				errno := syscall.EINVAL
+				errors.As(err, &errno)
+				le.PutUint32(reply[:], uint32(errno))
+			} else {
+				held = append(held, pfd)
+				oob = unix.UnixRights(pfd)
+			}
+		case b[0] == kindJournal:
+			// Without a journal the events are opened all the same: it
+			// only serves a repair after a SIGKILL.
+			var p journal.Planned
+			if json.Unmarshal(b[1:n], &p) != nil {
+				le.PutUint32(reply[:], uint32(syscall.EINVAL))
+			} else if jr != nil {
+				jr.Add(p)
+			}
+		default:
+			le.PutUint32(reply[:], uint32(syscall.EINVAL))
 		}
 		if err := unix.Sendmsg(fd, reply[:], oob, nil, 0); err != nil {
 			return 0

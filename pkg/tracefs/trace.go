@@ -16,6 +16,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/journal"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"golang.org/x/sys/unix"
@@ -92,15 +93,16 @@ type Tracer struct {
 	flush  int   // ms
 	epoch  int64 // Unix time in ns when CLOCK_MONOTONIC read 0
 
-	fds    []int // every perf event
-	keeper *keeper
-	rings  []*ring
-	epfd   int
-	wake   int    // eventfd that ends an epoll wait
-	pidfd  int    // of the -p process, -1 without or with TraceOptions.Done
-	cgroup uint64 // TraceOptions.Cgroup
-	evbuf  []unix.EpollEvent
-	cur    int // ring being read
+	fds     []int // every perf event
+	keeper  *keeper
+	planned []journal.Planned // the sites of the events, by file
+	rings   []*ring
+	epfd    int
+	wake    int    // eventfd that ends an epoll wait
+	pidfd   int    // of the -p process, -1 without or with TraceOptions.Done
+	cgroup  uint64 // TraceOptions.Cgroup
+	evbuf   []unix.EpollEvent
+	cur     int // ring being read
 
 	lost     atomic.Uint64
 	skipped  atomic.Uint64
@@ -223,6 +225,7 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 			t.events = append(t.events, ev)
 		}
 	}
+	t.journal(defs)
 	if err := Add(t.dir, defs); err != nil {
 		return err
 	}
@@ -306,6 +309,11 @@ func (t *Tracer) enable(o *TraceOptions) error {
 	if t.keeper, err = startKeeper(); err != nil {
 		return err
 	}
+	for _, p := range t.planned {
+		if err := t.keeper.journal(p); err != nil {
+			return err
+		}
+	}
 	t.rings = make([]*ring, len(ncpu))
 	for _, id := range t.ids {
 		for _, tid := range targets {
@@ -334,6 +342,31 @@ func (t *Tracer) enable(o *TraceOptions) error {
 		}
 	}
 	return nil
+}
+
+// journal keeps the sites of defs by file, for the keeper to journal
+// before it opens the events that register them.
+func (t *Tracer) journal(defs []*Definition) {
+	pid := t.pid
+	if t.cgroup != 0 {
+		pid = 0 // the events sample every process
+	}
+	byPath := make(map[string]int)
+	for _, d := range defs {
+		j, ok := byPath[d.Path]
+		if !ok {
+			var st unix.Stat_t
+			if unix.Stat(d.Path, &st) != nil {
+				continue
+			}
+			j = len(t.planned)
+			byPath[d.Path] = j
+			t.planned = append(t.planned, journal.Planned{Path: d.Path, Dev: st.Dev, Inode: st.Ino, PID: pid})
+		}
+		p := &t.planned[j]
+		p.Offsets = append(p.Offsets, d.Offset)
+		p.RefCtrOffsets = append(p.RefCtrOffsets, d.RefCtrOffset)
+	}
 }
 
 func (t *Tracer) eventName(id uint32) string {
