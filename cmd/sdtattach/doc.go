@@ -488,16 +488,28 @@ sdt_probe_latency_seconds, sdt_probe_latency_unmatched_total,
 sdt_probe_latency_starts_total and sdt_probe_latency_pending (--latency),
 sdt_probe_lost_total and sdt_probe_unread_total, with the labels provider,
 probe, binary (the file as sdtattach shows it: give absolute PATHs for a
-fleet), arg (the value of --hist and --stats) and one per --by key. The
-series of a pid or tid key go once the process or thread exits.
+fleet), arg (the value of --hist and --stats) and one per --by key, named
+as the key is, but key_NAME for a NAME that the labels above take, that
+Prometheus gives a meaning (le, quantile, and those that begin with __),
+or that begins with a digit: a --types field le is the label key_le. Two
+keys that would have the same label, such as the fields le and key_le,
+are a usage error. The series of a pid or tid key goes once the process
+or thread has exited and a scrape has shown its last hits, however many
+--interval end between two scrapes.
 
 With --listen, standard output stays empty unless --interval is given;
 then it has the records of every interval as usual, where a scrape also
 ends an interval, so that each hit is in exactly one record there too.
 An address that cannot be listened on is an error before anything is
-attached. On SIGINT, SIGTERM or SIGHUP, at the -d duration, or when the
--p process exits, sdtattach detaches, lets the scrapes in progress end
-(at most 5s), and exits; see docs/fleet.md for running one per host.
+attached. At most 16 connections are served at once: the one idle the
+longest is closed to make room for the next, or when none is idle, more
+wait to be accepted; a request must come within 10s, its response go
+within 1m, and a connection that sends no request for 30s is closed. A
+scrape that fails is answered with status 500 and the error, which is
+logged on the standard error too. On SIGINT, SIGTERM or SIGHUP, at the
+-d duration, or when the -p process exits, sdtattach detaches, lets the
+scrapes in progress end (at most 5s), and exits; see docs/fleet.md for
+running one per host.
 
 # Filters
 

@@ -7,11 +7,7 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
@@ -33,11 +29,12 @@ func (l *listenConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&l.maxSeries, "max-series", metrics.DefaultMaxSeries, "with --listen: keep at most `N` --by key values; the hits of others go to the series whose key labels are empty")
 }
 
-// parse checks --listen and --max-series and puts the loopback address
-// in an empty host; the error is the message of a usage error.
-func (l *listenConfig) parse(set map[string]bool, aggregating bool) error {
+// parse checks --listen, --max-series and the label names of the --by
+// keys, and puts the loopback address in an empty host; the error is the
+// message of a usage error.
+func (l *listenConfig) parse(set map[string]bool, agg *attach.Aggregation) error {
 	switch {
-	case set["listen"] && !aggregating:
+	case set["listen"] && agg.Mode == 0:
 		return errors.New("--listen needs --count, --hist, --stats or --latency")
 	case set["max-series"] && !set["listen"]:
 		return errors.New("--max-series needs --listen")
@@ -54,6 +51,11 @@ func (l *listenConfig) parse(set map[string]bool, aggregating bool) error {
 		host = "127.0.0.1"
 	}
 	l.addr = net.JoinHostPort(host, port)
+	// Keys whose labels would be the same (the field le is the label
+	// key_le, as is a field key_le) fail here rather than every scrape.
+	if _, err := metrics.LabelNames(agg.By); err != nil {
+		return fmt.Errorf("--by: %w; give one of them as argN", err)
+	}
 	return nil
 }
 
@@ -83,15 +85,10 @@ func serve(ctx context.Context, c *config, ag *attach.Aggregator, ln net.Listene
 		MaxSeries: c.listen.maxSeries,
 	})
 	exp.Add(ag.Empty())
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(exp)
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorLog:          logger,
-		ErrorHandling:     promhttp.HTTPErrorOnError,
-		EnableOpenMetrics: true,
-	}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: logger}
+	srv, err := metrics.NewServer(exp, &metrics.ServerOptions{ErrorLog: logger})
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	logger.Printf("serving metrics on http://%s/metrics", ln.Addr())
@@ -102,7 +99,6 @@ func serve(ctx context.Context, c *config, ag *attach.Aggregator, ln net.Listene
 		defer t.Stop()
 		tick = t.C
 	}
-	var err error
 	for done := false; !done; {
 		select {
 		case now := <-tick:

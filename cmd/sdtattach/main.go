@@ -131,7 +131,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if err := c.agg.parse(set); err != nil {
 		return usage("%v", err)
 	}
-	if err := c.listen.parse(set, c.agg.agg.Mode != 0); err != nil {
+	if err := c.listen.parse(set, &c.agg.agg); err != nil {
 		return usage("%v", err)
 	}
 	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {

@@ -9,22 +9,33 @@ and empties the kernel's maps, and adds the records of that interval to
 totals it keeps since it was made: the counters only grow for as long as
 the probes stay attached, whatever processes come and go, and every hit
 is in exactly one interval, so in the totals once. Scrapes, and Update,
-collect one at a time. Reading the maps at the scrape, rather than
-keeping a copy fed on a timer, shows each scrape the hits until that
-scrape, and costs nothing between scrapes.
+collect one at a time, and a scrape that waited for a collection begun
+after it arrived shows what that one read without collecting again, so
+that scrapes that queue cost one collection per turn of the queue.
+Reading the maps at the scrape, rather than keeping a copy fed on a
+timer, shows each scrape the hits until that scrape, and costs nothing
+between scrapes.
 
 	e := metrics.New(&metrics.Options{Collect: ag.Collect, By: agg.By})
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(e)
-	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	srv, err := metrics.NewServer(e, nil)
+	...
+	err = srv.Serve(ln)
+
+A Server serves /metrics; an Exporter can be registered with a registry
+of one's own as well.
 
 # Metrics
 
 Every series has the labels provider, probe (the probe's name) and binary
 (the file the probe is in, as sdtattach shows it: aggregate.Record.File);
 those of a --count, --hist, --stats or latency END also have one label per
---by key, named as the key is (pid, comm, arg0, a --types field; see
-LabelName). --hist and --stats add arg, the value's key (arg0, a field).
+--by key, named as the key is (pid, comm, arg0, a --types field), but
+with the prefix key_ for a name that the labels above or arg take, that
+Prometheus gives a meaning (le, quantile, and the names that begin with
+__), or that begins with a digit: a field le is the label key_le. Two
+keys whose label names are then the same, such as the fields le and
+key_le, are an error of LabelNames, and of registering the Exporter.
+--hist and --stats add arg, the value's key (arg0, a field).
 
 	sdt_probe_hits_total                counter    --count: hits
 	sdt_probe_value                     histogram  --hist: the values, in the log2 buckets below;
@@ -74,9 +85,24 @@ detail is cut. sdt_series tells how close to the limit an exporter is.
 The kernel's own bound, sdtattach --max-keys, is per interval: what it
 turns away is in sdt_probe_lost_total.
 
-The series of a pid or tid key value are dropped once that process or
-thread no longer exists (/proc/ID is gone), after one scrape that shows
-the hits it made before exiting. A process ID the kernel gives again to
-a new process while the old one's series is still kept continues it.
+The series of a pid or tid key value is dropped once that process or
+thread no longer exists (/proc/ID is gone) and a scrape has shown every
+hit it made: a scrape, of whichever scraper, shows the last of them at
+least once, however many intervals (Update) end between two scrapes,
+and the next interval after that scrape drops the series. Until then it
+counts against MaxSeries. A process ID the kernel gives again to a new
+process while the old one's series is still kept continues it.
+
+# Serving
+
+A Server bounds what clients can hold (ServerOptions): at most 16
+connections served at once, where the one idle the longest is closed to
+make room for the next and, when none is idle, more wait to be accepted;
+10s to read a request; 1m from a request to the end of its response; 30s
+for a connection to send its next request before it is closed, so that a
+scraper at intervals longer than that connects anew for each scrape. A
+scrape that fails is logged, and answered with status 500 and the
+error's message; a panic in Options.Collect is such an error, its stack
+trace kept from the client.
 */
 package metrics

@@ -2,15 +2,16 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/event"
 )
@@ -36,7 +37,8 @@ type Options struct {
 	MaxSeries int
 	// Alive reports whether the process or thread of a pid or tid key
 	// value still exists; /proc/ID is looked up if nil. The series of
-	// those that no longer do are dropped.
+	// those that no longer do are dropped once a scrape has shown their
+	// final values.
 	Alive func(id int64) bool
 }
 
@@ -52,8 +54,11 @@ type Exporter struct {
 	maxSeries int
 	keyNames  []string
 	ids       []int // the indexes in By of the pid and tid keys
+	err       error // of the label names of By
 
-	gen    uint64 // the number of intervals added
+	begun  atomic.Uint64 // collections begun
+	lastOK uint64        // the number of the last that succeeded
+
 	series map[seriesKey]*series
 	probes map[probeKey]*probeState
 	keyed  int // series with key values, against maxSeries
@@ -79,8 +84,11 @@ func New(opts *Options) *Exporter {
 	if e.maxSeries <= 0 {
 		e.maxSeries = DefaultMaxSeries
 	}
+	e.keyNames, e.err = LabelNames(opts.By)
+	if e.err != nil {
+		e.err = fmt.Errorf("metrics: %w", e.err)
+	}
 	for i, k := range opts.By {
-		e.keyNames = append(e.keyNames, LabelName(k))
 		if k.Kind == aggregate.KeyPID || k.Kind == aggregate.KeyTID {
 			e.ids = append(e.ids, i)
 		}
@@ -97,7 +105,8 @@ func procExists(id int64) bool {
 
 // Update calls Options.Collect and adds the records it returns, which
 // it returns too; scrapes do the same. Calling it on a timer bounds how
-// stale a scrape's values can be.
+// stale a scrape's values can be. The error is that of Collect, or that
+// of LabelNames for Options.By.
 func (e *Exporter) Update(now time.Time) ([]aggregate.Record, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -105,22 +114,31 @@ func (e *Exporter) Update(now time.Time) ([]aggregate.Record, error) {
 }
 
 func (e *Exporter) update(now time.Time) ([]aggregate.Record, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
 	if e.collect == nil {
 		return nil, nil
 	}
+	// Before the maps are read: a process found gone here made its
+	// last hit before, so that what is read holds all of its hits.
+	e.markExited()
+	n := e.begun.Add(1)
 	recs, err := e.collect(now)
 	if err != nil {
 		return nil, err
 	}
 	e.add(recs)
+	e.lastOK = n
 	return recs, nil
 }
 
 // Add adds the records of one interval: what they count is added to the
 // totals, the STARTs pending of a latency are set to theirs (0 for a
 // probe without a record), and the series of the pid and tid key values
-// whose process or thread has exited are dropped, once they have been
-// scraped with what the records before counted.
+// whose process or thread had exited before the call are dropped when a
+// scrape has shown them since they last counted a hit, and these
+// records count none.
 //
 // Records of no hits, one per probe, added before the first interval
 // make the series known before the hits come, at 0, so that a rate
@@ -130,11 +148,26 @@ func (e *Exporter) update(now time.Time) ([]aggregate.Record, error) {
 func (e *Exporter) Add(recs []aggregate.Record) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.markExited()
 	e.add(recs)
 }
 
+// markExited marks the series that a scrape has shown since their last
+// hit and whose process or thread has exited: add drops those that its
+// records leave without a hit. Those not yet shown are kept, whatever
+// their process, so that every hit is in a scrape, however many
+// intervals (Update) end between two scrapes.
+func (e *Exporter) markExited() {
+	if len(e.ids) == 0 {
+		return
+	}
+	for _, k := range e.order {
+		s := e.series[k]
+		s.gone = s.shown && len(s.ids) > 0 && !e.allAlive(s.ids)
+	}
+}
+
 func (e *Exporter) add(recs []aggregate.Record) {
-	e.gen++
 	for _, p := range e.probes {
 		p.pending = 0
 	}
@@ -146,8 +179,7 @@ func (e *Exporter) add(recs []aggregate.Record) {
 	}
 	kept := e.order[:0]
 	for _, k := range e.order {
-		s := e.series[k]
-		if s.seen != e.gen && !e.allAlive(s.ids) {
+		if s := e.series[k]; s.gone && s.shown {
 			delete(e.series, k)
 			e.keyed--
 			continue
@@ -200,7 +232,8 @@ type series struct {
 	kind   kind
 	labels []string // provider, probe, binary, [arg], key values
 	ids    []int64  // the pid and tid values
-	seen   uint64   // the last interval that counted something
+	shown  bool     // by a scrape, since the last record that counted
+	gone   bool     // its process or thread has exited (markExited)
 
 	count     uint64 // hits, values or pairs
 	buckets   [aggregate.NumBuckets]uint64
@@ -238,7 +271,7 @@ func (e *Exporter) addRecord(r *aggregate.Record) {
 		return // a record that only makes the probe known
 	}
 	s := e.seriesOf(r, p)
-	s.seen = e.gen
+	s.shown = false
 	switch s.kind {
 	case kindCount:
 		s.count += r.Count
@@ -335,29 +368,6 @@ func idOf(v event.Value) (int64, bool) {
 	return 0, false
 }
 
-// label returns s as a label value: as it is when it is valid UTF-8 made
-// of printable characters, Go-quoted otherwise, so that no control byte
-// reaches a dashboard raw.
-func label(s string) string {
-	return string(termtext.AppendPrintable(nil, s))
-}
-
-// LabelName returns the label name of the values of key k: the key as
-// --by names it (pid, comm, arg0, a field), prefixed with "key_" when it
-// is a name the Exporter's own labels take (provider, probe, binary,
-// arg, le, quantile), or one that Prometheus reserves or refuses.
-func LabelName(k aggregate.Key) string {
-	name := k.String()
-	switch name {
-	case "provider", "probe", "binary", "arg", "le", "quantile":
-		return "key_" + name
-	}
-	if name == "" || name[0] >= '0' && name[0] <= '9' || len(name) >= 2 && name[:2] == "__" {
-		return "key_" + name
-	}
-	return name
-}
-
 // upper returns the inclusive upper bound of bucket i of the values
 // below 2**63: -1 for the negative values, then 0, 1, 3, 7 and 2**k-1
 // (the values are integers, so that v <= 2**k-1 is v < 2**k, the
@@ -371,17 +381,42 @@ func upper(i int) float64 {
 }
 
 // Describe sends no descriptor: the families and their labels depend on
-// the records, which makes the Exporter an unchecked collector.
-func (e *Exporter) Describe(chan<- *prometheus.Desc) {}
+// the records, which makes the Exporter an unchecked collector. When two
+// keys of Options.By have the same label name, it sends a descriptor of
+// that error, so that registering the Exporter fails with it.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	if e.err != nil {
+		ch <- prometheus.NewInvalidDesc(e.err)
+	}
+}
 
 // Collect calls Options.Collect, adds its records, and sends the
-// metrics of every series.
+// metrics of every series, which a scrape then has shown. A call that
+// waited for a collection that began after it did, scrape or Update,
+// sends the totals that one left without collecting again: they hold
+// every hit until the call. An error, or a panic of Options.Collect, is
+// sent as an invalid metric, which fails the scrape.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	// Scrapes that queue, as a flood of them does, collect once per
+	// turn of the queue rather than once each, where each collection
+	// waits for the kernel (attach.Aggregator.Collect).
+	arrived := e.begun.Load()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, err := e.update(time.Now()); err != nil {
-		ch <- prometheus.NewInvalidMetric(prometheus.NewInvalidDesc(err), err)
-		return
+	// The registry turns a panic into an error that holds a stack trace,
+	// which promhttp writes into the response: the client gets the
+	// panic's value only.
+	defer func() {
+		if r := recover(); r != nil {
+			err := fmt.Errorf("metrics: collect: panic: %v", r)
+			ch <- prometheus.NewInvalidMetric(prometheus.NewInvalidDesc(err), err)
+		}
+	}()
+	if e.lastOK <= arrived {
+		if _, err := e.update(time.Now()); err != nil {
+			ch <- prometheus.NewInvalidMetric(prometheus.NewInvalidDesc(err), err)
+			return
+		}
 	}
 	e.send(ch)
 }

@@ -3,12 +3,19 @@ package metrics_test
 import (
 	"errors"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/event"
@@ -343,4 +350,227 @@ sdt_probe_lost_total{binary="/bin/app",probe="hit",provider="p"} 0
 # TYPE sdt_series gauge
 sdt_series 0
 `, metrics.HitsTotal, metrics.LostTotal, metrics.Series)
+}
+
+// The series of a process that exits between two scrapes stays until a
+// scrape has shown its last hit, however many intervals end before it,
+// and goes at the interval after.
+func TestExitedKeptUntilScraped(t *testing.T) {
+	exited := map[int64]bool{}
+	by := func(p int64) []aggregate.KeyValue { return []aggregate.KeyValue{{Key: pid, Value: intv(p)}} }
+	e := feed(metrics.Options{By: []aggregate.Key{pid}, Alive: func(id int64) bool { return !exited[id] }},
+		[]aggregate.Record{rec(aggregate.Record{By: by(10), Count: 1000}), rec(aggregate.Record{By: by(20), Count: 7})},
+		[]aggregate.Record{rec(aggregate.Record{By: by(30), Count: 1000})},
+	)
+	// 10 and 20 count, then exit; so does 30 in the next interval, and
+	// three more intervals end before the scrape.
+	e.Update(time.Now())
+	exited[10], exited[20] = true, true
+	e.Update(time.Now())
+	exited[30] = true
+	for range 3 {
+		e.Update(time.Now())
+	}
+	scrape(t, e, `
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",pid="10",probe="hit",provider="p"} 1000
+sdt_probe_hits_total{binary="/bin/app",pid="20",probe="hit",provider="p"} 7
+sdt_probe_hits_total{binary="/bin/app",pid="30",probe="hit",provider="p"} 1000
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 3
+`, metrics.HitsTotal, metrics.Series)
+	e.Update(time.Now())
+	scrape(t, e, `
+# HELP sdt_series Key values kept, all probes together.
+# TYPE sdt_series gauge
+sdt_series 0
+`, metrics.HitsTotal, metrics.Series)
+}
+
+// A process that hits after the maps are read, then exits before the
+// interval ends, keeps its series: those hits are read at the next
+// interval, and added to what the series showed.
+func TestExitedAfterRead(t *testing.T) {
+	exited := map[int64]bool{}
+	by := func(p int64) []aggregate.KeyValue { return []aggregate.KeyValue{{Key: pid, Value: intv(p)}} }
+	intervals := [][]aggregate.Record{
+		{rec(aggregate.Record{By: by(10), Count: 5})},
+		nil, // 10 hits twice after this read, then exits
+		{rec(aggregate.Record{By: by(10), Count: 2})},
+	}
+	e := metrics.New(&metrics.Options{
+		By:    []aggregate.Key{pid},
+		Alive: func(id int64) bool { return !exited[id] },
+		Collect: func(time.Time) ([]aggregate.Record, error) {
+			if len(intervals) == 0 {
+				return nil, nil
+			}
+			recs := intervals[0]
+			intervals = intervals[1:]
+			if len(intervals) == 1 {
+				exited[10] = true
+			}
+			return recs, nil
+		},
+	})
+	want := func(n int) string {
+		return fmt.Sprintf(`
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",pid="10",probe="hit",provider="p"} %d
+`, n)
+	}
+	scrape(t, e, want(5), metrics.HitsTotal)
+	e.Update(time.Now())
+	scrape(t, e, want(7), metrics.HitsTotal)
+}
+
+func TestLabelNames(t *testing.T) {
+	field := func(name string) aggregate.Key { return aggregate.Key{Kind: aggregate.KeyField, Field: name} }
+	for _, tt := range []struct {
+		by      []aggregate.Key
+		want    []string
+		wantErr string
+	}{
+		{by: []aggregate.Key{pid, field("le"), arg1}, want: []string{"pid", "key_le", "arg1"}},
+		{by: []aggregate.Key{field("key_le"), field("x")}, want: []string{"key_le", "x"}},
+		{by: []aggregate.Key{field("le"), field("key_le")}, wantErr: "keys le and key_le would both be label key_le: le is renamed, as it is the label of Prometheus's histogram buckets"},
+		{by: []aggregate.Key{field("key_quantile"), comm, field("quantile")}, wantErr: "keys quantile and key_quantile would both be label key_quantile: quantile is renamed, as it is the label of Prometheus's summary quantiles"},
+		{by: []aggregate.Key{field("key_probe"), field("probe")}, wantErr: "keys probe and key_probe would both be label key_probe: probe is renamed, as it is a label of the exporter's own"},
+		{by: []aggregate.Key{field("__x"), field("key___x")}, wantErr: "keys __x and key___x would both be label key___x: __x is renamed, as Prometheus keeps names that begin with __"},
+		{by: []aggregate.Key{field("1st"), field("key_1st")}, wantErr: "keys 1st and key_1st would both be label key_1st: 1st is renamed, as a label name begins with a letter or _"},
+	} {
+		got, err := metrics.LabelNames(tt.by)
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("LabelNames(%v) = %q, %v, want error %q", tt.by, got, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("LabelNames(%v) = %q, %v, want %q", tt.by, got, err, tt.want)
+		}
+	}
+}
+
+// An Exporter of colliding label names cannot be registered, and a scrape
+// of it fails with the error rather than a panic.
+func TestLabelCollision(t *testing.T) {
+	le := aggregate.Key{Kind: aggregate.KeyField, Field: "le"}
+	keyLe := aggregate.Key{Kind: aggregate.KeyField, Field: "key_le"}
+	r := rec(aggregate.Record{By: []aggregate.KeyValue{{Key: le, Value: intv(1)}, {Key: keyLe, Value: intv(2)}}, Count: 1})
+	e := feed(metrics.Options{By: []aggregate.Key{le, keyLe}}, []aggregate.Record{r})
+	const msg = "keys le and key_le would both be label key_le"
+	if err := prometheus.NewRegistry().Register(e); err == nil || !strings.Contains(err.Error(), msg) {
+		t.Errorf("Register = %v, want an error that says %q", err, msg)
+	}
+	if _, err := e.Update(time.Now()); err == nil || !strings.Contains(err.Error(), msg) {
+		t.Errorf("Update = %v, want an error that says %q", err, msg)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(wrapped{e})
+	if _, err := reg.Gather(); err == nil || !strings.Contains(err.Error(), msg) {
+		t.Errorf("Gather error = %v, want one that says %q", err, msg)
+	}
+}
+
+// A failed scrape answers 500 with the error, never a stack trace, also
+// when Options.Collect panics.
+func TestScrapeErrorNoTrace(t *testing.T) {
+	le := aggregate.Key{Kind: aggregate.KeyField, Field: "le"}
+	keyLe := aggregate.Key{Kind: aggregate.KeyField, Field: "key_le"}
+	for _, tt := range []struct {
+		name    string
+		opts    metrics.Options
+		wantMsg string
+	}{
+		{
+			name: "panic",
+			opts: metrics.Options{Collect: func(time.Time) ([]aggregate.Record, error) {
+				var m map[string]int
+				m["x"]++
+				return nil, nil
+			}},
+			wantMsg: "metrics: collect: panic: assignment to entry in nil map",
+		},
+		{
+			name: "labels",
+			opts: metrics.Options{
+				By: []aggregate.Key{le, keyLe},
+				Collect: func(time.Time) ([]aggregate.Record, error) {
+					return []aggregate.Record{rec(aggregate.Record{By: []aggregate.KeyValue{{Key: le, Value: intv(1)}, {Key: keyLe, Value: intv(2)}}, Count: 1})}, nil
+				},
+			},
+			wantMsg: "keys le and key_le would both be label key_le",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// An unchecked registry of its own, as one that registers
+			// the Exporter by hand would have.
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(wrapped{metrics.New(&tt.opts)})
+			rec := httptest.NewRecorder()
+			promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}).
+				ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+			body := rec.Body.String()
+			traced := strings.Contains(body, "goroutine ") || strings.Contains(body, ".go:")
+			if rec.Code != http.StatusInternalServerError || !strings.Contains(body, tt.wantMsg) || traced {
+				t.Errorf("scrape = %d %q, want 500 with %q and no stack trace", rec.Code, body, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// wrapped is a collector of the Exporter's metrics that describes none,
+// so that registering it passes whatever the labels.
+type wrapped struct{ e *metrics.Exporter }
+
+func (wrapped) Describe(chan<- *prometheus.Desc)      {}
+func (w wrapped) Collect(ch chan<- prometheus.Metric) { w.e.Collect(ch) }
+
+// Scrapes that queue behind a collection share the one collection after
+// it, which began after they arrived, and show what it read.
+func TestQueuedScrapesCollectOnce(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	e := metrics.New(&metrics.Options{Collect: func(time.Time) ([]aggregate.Record, error) {
+		if calls.Add(1) == 1 {
+			<-release
+		}
+		return []aggregate.Record{rec(aggregate.Record{Count: 1})}, nil
+	}})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e)
+	hitsText := func(n int) string {
+		return fmt.Sprintf(`
+# HELP sdt_probe_hits_total Probe hits counted in the kernel.
+# TYPE sdt_probe_hits_total counter
+sdt_probe_hits_total{binary="/bin/app",probe="hit",provider="p"} %d
+`, n)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(hitsText(1)), metrics.HitsTotal); err != nil {
+			t.Errorf("first scrape: %v", err)
+		}
+	})
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	const queued = 10
+	for range queued {
+		wg.Go(func() {
+			if err := testutil.GatherAndCompare(reg, strings.NewReader(hitsText(2)), metrics.HitsTotal); err != nil {
+				t.Errorf("queued scrape: %v", err)
+			}
+		})
+	}
+	time.Sleep(200 * time.Millisecond) // for them to queue
+	close(release)
+	wg.Wait()
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d scrapes, %d of them queued, collected %d times, want 2", 1+queued, queued, n)
+	}
 }

@@ -49,6 +49,14 @@ func (e *Exporter) send(ch chan<- prometheus.Metric) {
 	desc := func(name string, labels []string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help[name], labels, nil)
 	}
+	// Errors, which only a bug would make, fail the scrape rather than
+	// panic in it.
+	put := func(m prometheus.Metric, err error) {
+		if err != nil {
+			m = prometheus.NewInvalidMetric(prometheus.NewInvalidDesc(err), err)
+		}
+		ch <- m
+	}
 	var (
 		hits      = desc(HitsTotal, keyNames)
 		value     = desc(Value, argNames)
@@ -60,20 +68,21 @@ func (e *Exporter) send(ch chan<- prometheus.Metric) {
 	)
 	for _, k := range e.order {
 		s := e.series[k]
+		s.shown = true
 		switch s.kind {
 		case kindCount:
-			ch <- prometheus.MustNewConstMetric(hits, prometheus.CounterValue, float64(s.count), s.labels...)
+			put(prometheus.NewConstMetric(hits, prometheus.CounterValue, float64(s.count), s.labels...))
 		case kindHist:
-			ch <- prometheus.MustNewConstHistogram(value, s.count, math.NaN(), cumulative(&s.buckets, 1), s.labels...)
+			put(prometheus.NewConstHistogram(value, s.count, math.NaN(), cumulative(&s.buckets, 1), s.labels...))
 		case kindStats:
-			ch <- prometheus.MustNewConstSummary(stats, s.count, s.sum, nil, s.labels...)
+			put(prometheus.NewConstSummary(stats, s.count, s.sum, nil, s.labels...))
 			if s.count > 0 {
-				ch <- prometheus.MustNewConstMetric(vmin, prometheus.GaugeValue, float64(s.min), s.labels...)
-				ch <- prometheus.MustNewConstMetric(vmax, prometheus.GaugeValue, float64(s.max), s.labels...)
+				put(prometheus.NewConstMetric(vmin, prometheus.GaugeValue, float64(s.min), s.labels...))
+				put(prometheus.NewConstMetric(vmax, prometheus.GaugeValue, float64(s.max), s.labels...))
 			}
 		case kindLatency:
-			ch <- prometheus.MustNewConstHistogram(latency, s.count, s.sum/1e9, cumulative(&s.buckets, 1e9), s.labels...)
-			ch <- prometheus.MustNewConstMetric(unmatched, prometheus.CounterValue, float64(s.unmatched), s.labels...)
+			put(prometheus.NewConstHistogram(latency, s.count, s.sum/1e9, cumulative(&s.buckets, 1e9), s.labels...))
+			put(prometheus.NewConstMetric(unmatched, prometheus.CounterValue, float64(s.unmatched), s.labels...))
 		}
 	}
 	var (
@@ -84,18 +93,18 @@ func (e *Exporter) send(ch chan<- prometheus.Metric) {
 	)
 	for _, k := range e.porder {
 		p := e.probes[k]
-		ch <- prometheus.MustNewConstMetric(lost, prometheus.CounterValue, float64(p.lost), p.labels...)
+		put(prometheus.NewConstMetric(lost, prometheus.CounterValue, float64(p.lost), p.labels...))
 		if p.counted || p.start {
-			ch <- prometheus.MustNewConstMetric(unread, prometheus.CounterValue, float64(p.unread), p.labels...)
+			put(prometheus.NewConstMetric(unread, prometheus.CounterValue, float64(p.unread), p.labels...))
 		}
 		if p.start {
-			ch <- prometheus.MustNewConstMetric(starts, prometheus.CounterValue, float64(p.starts), p.labels...)
-			ch <- prometheus.MustNewConstMetric(pending, prometheus.GaugeValue, float64(p.pending), p.labels...)
+			put(prometheus.NewConstMetric(starts, prometheus.CounterValue, float64(p.starts), p.labels...))
+			put(prometheus.NewConstMetric(pending, prometheus.GaugeValue, float64(p.pending), p.labels...))
 		}
 	}
 	if len(e.keyNames) > 0 {
-		ch <- prometheus.MustNewConstMetric(desc(Series, nil), prometheus.GaugeValue, float64(e.keyed))
-		ch <- prometheus.MustNewConstMetric(desc(SeriesLimit, nil), prometheus.GaugeValue, float64(e.maxSeries))
+		put(prometheus.NewConstMetric(desc(Series, nil), prometheus.GaugeValue, float64(e.keyed)))
+		put(prometheus.NewConstMetric(desc(SeriesLimit, nil), prometheus.GaugeValue, float64(e.maxSeries)))
 	}
 }
 
