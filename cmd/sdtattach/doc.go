@@ -276,11 +276,12 @@ warning:
 
 A sdtattach killed by SIGKILL while the command is stopped so leaves
 it stopped no more than it leaves a site patched: a guard process
-(named sdtkit-keeper, as the keeper of the uprobes) holds the uprobe
-that stops it too, and once sdtattach has exited it lets the uprobe go
-and sends the command SIGCONT (with -f, every stopped process of the
-cgroup). Should the guard itself be killed, sdtattach says so, and
-traces on.
+(named sdtkit-keeper, as the keeper of the uprobes) makes and holds the
+uprobe that stops it, in every process that maps the loader with -f,
+and once sdtattach has exited it lets the uprobe go and sends the
+command SIGCONT (with -f, every stopped process of the cgroup). Should
+the guard itself be killed, the uprobe goes with it: sdtattach says so,
+and traces on without following dlopen.
 
 A probe of such a library gets --filter compiled for it, and its keys
 and value (--by, --hist ARG...) checked, when the library is loaded: a
@@ -573,6 +574,20 @@ ends, SIGKILL included and at any point of attaching, the keeper finishes
 what it was doing, removes the uprobes, and exits, so that every probe
 site is its original instruction again and every semaphore its previous
 value.
+
+The keepers may be killed too (kill -9 of every process named sdt*). A
+keeper killed once its uprobes are made, or while it removes them,
+leaves nothing either: it removes them by exiting, which the kernel
+completes whatever signal comes. A keeper killed while the kernel makes
+its uprobes can leave sites armed and semaphores raised in the processes
+the kernel had reached: it journals each file's sites in
+/run/sdtkit/uprobes before it attaches them, and sdtrepair -p PID
+restores the sites and lowers the semaphores they raised. As root, the
+keepers are passed over by the OOM killer. The tracefs backend's keeper holds
+perf events, which a kill of it while it opens or closes them can leave
+the same way; it journals its sites too, and sdtrepair also removes the
+event definitions of a sdtattach that is gone, as the next sdtattach
+--backend tracefs does.
 
 Every operand form that compilers give probe arguments is read:
 registers, memory, base+index*scale, constants, and globals, whether

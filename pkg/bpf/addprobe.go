@@ -17,7 +17,7 @@ import (
 func (p *Program) AddProbe(id int, agg *AggProbe, f *filter.Program) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.open {
+	if p.prog == nil {
 		return ErrClosed
 	}
 	if id < 0 {

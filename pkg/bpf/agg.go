@@ -511,7 +511,7 @@ func (p *Program) Collect(fn func(*AggEntry)) error {
 	if s == nil {
 		return errors.New("collect: the program does not aggregate")
 	}
-	if !p.open {
+	if p.prog == nil {
 		return fmt.Errorf("collect: %w", ErrClosed)
 	}
 	old := s.gens[s.cur]

@@ -28,7 +28,7 @@ func (p *Program) Attach(path string, sites []Site) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.open {
+	if p.prog == nil {
 		return fmt.Errorf("attach %s: %w", path, ErrClosed)
 	}
 	var old []Spec

@@ -92,24 +92,26 @@
 //
 //   - The tracer, at any point: nothing is left. Its keeper (and a
 //     Stopper's guard) finish and let go.
-//   - A keeper once its links are made, while it lets them go, or at
-//     the same time as the tracer: nothing is left where the keeper
-//     could pin its links (uprobe_multi links, Linux 6.6, and
-//     CAP_SYS_ADMIN to mount a bpf filesystem of its own). It pins
-//     each link there and closes the link's descriptor, so that the pin
-//     holds the last reference; the pins go with the keeper's mount,
-//     however it ends, and the kernel then releases the links from a
-//     worker of its own, which no signal interrupts. A detach removes
-//     the pins and waits until the program is gone from the kernel,
-//     which it is once the links are released.
-//   - A keeper while the kernel registers its uprobes, or one that holds
-//     its links by their descriptors (perf-event links: before Linux
-//     6.6, Options.PerSite, or no CAP_SYS_ADMIN) while it lets them go:
-//     sites may stay armed and semaphores raised, in the processes the
-//     registration had reached. The keeper records each file's sites
-//     before it attaches them (package journal), and
-//     sdtrepair (package repair) restores the sites no uprobe owns and
-//     lowers the semaphores those sites raised.
+//   - A keeper at any point but while the kernel registers its uprobes:
+//     nothing is left. It never closes a link with close(2), which a
+//     SIGKILL interrupts as it interrupts a registration; it lets its
+//     links go by exiting, on Detach or Close or once the tracer is
+//     gone, and the kernel closes the descriptors of a process that
+//     exits when no signal can reach it any more. Close returns once it
+//     has exited: every site and semaphore is restored then.
+//   - A keeper while the kernel registers its uprobes: sites may stay
+//     armed and semaphores raised, in the processes the registration had
+//     reached. The keeper journals each file's sites before it attaches
+//     them (package journal), and sdtrepair (package repair) restores
+//     the sites no uprobe owns and lowers the semaphores those sites
+//     raised.
+//   - A Stopper's guard whose tracer is gone must see the uprobe gone
+//     before it sends SIGCONT, and so cannot let it go by exiting: it
+//     then pins the link in a bpf filesystem of its own (uprobe_multi
+//     links, Linux 6.6, and CAP_SYS_ADMIN; see pinDir), whose removal
+//     the kernel completes from a worker of its own. Without them, a
+//     guard killed while it closes the link can leave the loader's hook
+//     patched, which sdtrepair restores.
 //
 // The OOM killer does not choose a keeper (its oom_score_adj is -1000).
 //
@@ -204,7 +206,7 @@
 // that user space can attach while the thread waits, then send SIGCONT:
 // package attach stops a command so in the dynamic loader's
 // _dl_debug_state after each dlopen. Detach ends the stops and lets Read
-// return those already made. A guard process, a keeper, makes, pins and
+// return those already made. A guard process, a keeper, makes, holds and
 // lets go the uprobe's link, so that no SIGKILL of the tracer interrupts
 // the kernel while it puts breakpoints in, or takes them out of, every
 // process that maps the loader: should the tracer die, the guard lets

@@ -28,27 +28,30 @@ import (
 // tracer gone, lets the links go (restoring every site and semaphore)
 // and exits. A normal exit does the same, with no fatal signal pending.
 //
-// The keeper itself may be killed too (kill -9 of both, an OOM killer):
-// it pins each link in a bpf filesystem of its own and closes the link's
-// descriptor (see pinDir), so that the kernel releases the links from a
-// worker of its own when the pins or the keeper go, never from a close
-// that a signal interrupts. Where it cannot mount one (no CAP_SYS_ADMIN,
-// Linux before 5.2), it holds the links by their descriptors; it then
-// records what it attaches (see linkRecord) before it attaches it, so
-// that a repair can undo what a keeper killed part way left.
+// The keeper itself may be killed too (kill -9 of both, an OOM killer,
+// though it asks the OOM killer to pass it over): it never closes a link
+// with close(2), which a SIGKILL interrupts just as it interrupts a
+// registration, but exits to let them go, on the tracer's request or
+// once the tracer is gone: the kernel closes the descriptors of a
+// process that exits when no signal can reach it any more, and the
+// removal completes, however the exit began. What a keeper killed while
+// the kernel registers its uprobes leaves cannot be helped: it records
+// what it attaches (package journal) before it attaches it, so that a
+// repair can undo it.
 //
 // The protocol runs over a socket pair: the tracer sends the program's
 // descriptor once, then gob-encoded keeperRequests, each answered by a
-// keeperReply. The end of the stream means the tracer is gone. The
-// tracer closes its own descriptor of the program once the keeper has
-// it: a detach then waits until the program is gone from the kernel,
-// which it is once its links are released (see waitGone).
+// keeperReply but a detach, which the tracer waits for by waiting for
+// the keeper's exit. The end of the stream means the tracer is gone.
 //
 // A keeper may also guard the processes a Stopper stops (stop guard):
 // should the tracer be gone while one of them is stopped, it lets the
 // Stopper's uprobe go, waits until the kernel released it, and sends
 // SIGCONT to the process followed, or to every process of the cgroup
-// followed that has a stopped thread.
+// followed that has a stopped thread. That release cannot wait for its
+// exit: the guard then pins the link in a bpf filesystem of its own,
+// whose removal the kernel completes from a worker of its own (see
+// pinDir).
 
 // keeperEnv, when set in the environment, makes the executable a keeper
 // (see init); stopGuardEnv makes it a stop guard, of the cgroup
@@ -76,11 +79,10 @@ func init() {
 
 // A keeperRequest is an attach, or a detach of everything.
 type keeperRequest struct {
+	// Detach has the keeper exit, with no reply and no process
+	// continued: the tracer waits for its exit, or is done.
 	Detach bool
-	// Abandon, with Detach, lets the links go with no reply and no
-	// wait, and no process continued: the tracer is done with them.
-	Abandon bool
-	Attach  attachRequest
+	Attach attachRequest
 }
 
 // A keeperReply is the keeper's answer: an error, or none.
@@ -182,9 +184,7 @@ func startKeeper(guard string, pidfd int) (*keeper, error) {
 	return k, nil
 }
 
-// sendProg hands the keeper the program to attach. The caller then
-// closes its own descriptor of it, so that the program goes with the
-// links (see waitGone).
+// sendProg hands the keeper the program to attach.
 func (k *keeper) sendProg(prog *ebpf.Program) error {
 	if _, _, err := k.conn.WriteMsgUnix([]byte{0}, unix.UnixRights(prog.FD()), nil); err != nil {
 		return k.failed(fmt.Errorf("send program: %w", err))
@@ -196,11 +196,14 @@ func (k *keeper) attach(req *attachRequest) error {
 	return k.call(&keeperRequest{Attach: *req})
 }
 
-// detach lets every link go and waits until the kernel has released
-// them: the program runs no more, and every site and semaphore is
-// restored. Nothing can be attached after.
+// detach has the keeper exit, which lets every link go, and waits
+// until it has: the program runs no more, and every site and semaphore
+// is restored. Nothing can be attached after.
 func (k *keeper) detach() error {
-	return k.call(&keeperRequest{Detach: true})
+	if err := k.enc.Encode(&keeperRequest{Detach: true}); err != nil {
+		return k.failed(err)
+	}
+	return k.close()
 }
 
 func (k *keeper) call(req *keeperRequest) error {
@@ -238,14 +241,20 @@ func (k *keeper) close() error {
 
 // abandon has the keeper let the links go without waiting for it.
 func (k *keeper) abandon() {
-	k.enc.Encode(&keeperRequest{Detach: true, Abandon: true})
+	k.enc.Encode(&keeperRequest{Detach: true})
 	k.conn.Close()
 }
 
 // serveKeeper is the keeper, a stop guard when guard is not "": it
-// answers the requests that come over its socket until the tracer
-// closes it or exits, then lets the links go and returns the exit
-// status.
+// answers the requests that come over its socket until the tracer asks
+// it to detach, closes the socket or exits, and returns the exit status.
+//
+// The links go with the process: the kernel closes its descriptors as it
+// exits, when no signal can interrupt the uprobes' removal any more (a
+// process that exits drops every signal sent to it, SIGKILL included).
+// A close(2) of a link, which a SIGKILL can interrupt half way, is never
+// made, but by a stop guard whose tracer is gone where it could not pin
+// the link: it must see the uprobe gone before it sends SIGCONT.
 func serveKeeper(guard string) int {
 	selfexec.Serve()
 	f := os.NewFile(keeperFD, "keeper")
@@ -255,49 +264,39 @@ func serveKeeper(guard string) int {
 		return 1
 	}
 	conn := fc.(*net.UnixConn)
-	defer conn.Close()
-	// The mount goes with this process, however it ends, and with it
-	// the links still pinned.
-	pins, _ := openPinDir()
 	prog, err := receiveProg(conn)
 	if err != nil {
 		return 1
 	}
-	s := &keeperState{links: localLinks{prog: prog, pins: pins}, guard: guard}
+	s := &keeperState{links: localLinks{prog: prog}}
 	s.journal, _ = journal.NewJournal()
-	if info, err := prog.Info(); err == nil {
-		s.id, _ = info.ID()
-	}
-	defer s.letGo()
+	defer s.forget()
 	enc, dec := gob.NewEncoder(conn), gob.NewDecoder(conn)
 	for {
 		var req keeperRequest
 		if err := dec.Decode(&req); err != nil {
 			break // the tracer is gone
 		}
-		if req.Abandon {
-			// Nobody waits: the kernel releases the links after.
-			s.guard, s.id = "", 0
-			return 0
-		}
-		var err error
 		if req.Detach {
-			s.guard = "" // the tracer continues what it stopped
-			err = s.letGo()
-		} else {
-			err = s.attach(&req.Attach)
+			return 0 // the tracer waits for the exit
 		}
-		if enc.Encode(replyTo(err)) != nil {
+		if enc.Encode(replyTo(s.attach(&req.Attach))) != nil {
 			break
+		}
+	}
+	if guard == "" {
+		return 0
+	}
+	if info, err := prog.Info(); err == nil {
+		if id, ok := info.ID(); ok {
+			s.id = id
 		}
 	}
 	if err := s.letGo(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", selfexec.Name, err)
+		return 1
 	}
-	if s.guard == "" {
-		return 0
-	}
-	if err := continueGuarded(s.guard); err != nil {
+	if err := continueGuarded(guard); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", selfexec.Name, err)
 		return 1
 	}
@@ -307,8 +306,7 @@ func serveKeeper(guard string) int {
 // keeperState is what a keeper holds.
 type keeperState struct {
 	links   localLinks
-	id      ebpf.ProgramID // of links.prog, 0 if unknown
-	guard   string
+	id      ebpf.ProgramID   // of links.prog, for letGo; 0 if unknown
 	journal *journal.Journal // nil if none could be kept
 }
 
@@ -326,20 +324,32 @@ func (s *keeperState) attach(req *attachRequest) error {
 	return s.links.attach(req)
 }
 
-// letGo lets every link go and, once the program is closed, waits until
-// the kernel has released them; the journal then goes.
-func (s *keeperState) letGo() error {
-	if s.links.prog == nil {
-		return nil
+// forget removes the journal, once no more uprobe can be made: those
+// made are let go at the latest when the process exits, which nothing
+// interrupts.
+func (s *keeperState) forget() {
+	if s.journal != nil {
+		s.journal.Remove()
 	}
-	err := s.links.detach()
+}
+
+// letGo lets every link go and waits until the kernel has released
+// them, in a way no SIGKILL of this process can interrupt half way where
+// it can: through pins (see pinDir), the program closed here (see
+// waitGone). Elsewhere it closes them.
+func (s *keeperState) letGo() error {
+	pins, err := openPinDir()
+	if err != nil {
+		return s.links.detach()
+	}
+	// The mount goes with this process, however it ends, and with it
+	// the links pinned there.
+	defer pins.close()
+	err = s.links.unpin(pins)
 	s.links.prog.Close()
 	s.links.prog = nil
-	if s.id != 0 && s.links.pins != nil {
+	if s.id != 0 {
 		err = errors.Join(err, waitGone(s.id, releaseWait))
-	}
-	if err == nil && s.journal != nil {
-		err = s.journal.Remove()
 	}
 	return err
 }

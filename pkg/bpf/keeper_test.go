@@ -1,8 +1,11 @@
 package bpf
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/internal/selfexec"
+	"github.com/sdtkit/sdtkit/pkg/dtrace"
+	"github.com/sdtkit/sdtkit/pkg/elfwriter"
+	"github.com/sdtkit/sdtkit/pkg/fixture"
 )
 
 // TestKeeperErrors checks that an error of Attach reads and matches the
@@ -93,5 +99,92 @@ func TestKeeperTracerGone(t *testing.T) {
 	}
 	if v := sema(); v != 0 {
 		t.Errorf("keeper gone: semaphore of demo:tick = %d, want 0", v)
+	}
+}
+
+// TestKeeperKilledLettingGo checks that a keeper sent SIGKILL while it
+// lets its links go, the tracer gone (kill -9 of the tracer, then of the
+// keeper), leaves every semaphore 0 and every site as the file has it:
+// it lets them go by exiting, which no signal interrupts. A keeper that
+// closed its links itself, killed so, left sites armed and semaphores
+// up.
+func TestKeeperKilledLettingGo(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	// A thousand sites in one link: the kernel takes a while to take
+	// their breakpoints out.
+	providers, err := dtrace.Parse("p.d", []byte("provider p { probe a(int); probe b(long); probe c(int); probe d(long); };"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := fixture.Generate(providers, fixture.Options{Type: elfwriter.Exec, Semaphores: true, Sites: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "many")
+	if err := os.WriteFile(path, prog.Bytes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ss, f := sites(t, path, nil)
+	cmd := exec.Command(path, "0", "1000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitExec(t, cmd.Process.Pid, path)
+	mem, err := os.Open("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The program is not PIE: run-time addresses are the file's.
+	left := func() (armed, raised int) {
+		b := make([]byte, 2)
+		for _, s := range f.Sites {
+			if _, err := mem.ReadAt(b[:1], int64(s.PC)); err != nil {
+				t.Fatal(err)
+			}
+			if b[0] != file[s.PCOffset] {
+				armed++
+			}
+			if _, err := mem.ReadAt(b, int64(s.Semaphore)); err != nil {
+				t.Fatal(err)
+			}
+			if binary.NativeEndian.Uint16(b) != 0 {
+				raised++
+			}
+		}
+		return armed, raised
+	}
+	for _, delay := range []time.Duration{0, 100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond,
+		1500 * time.Microsecond, 2 * time.Millisecond, 3 * time.Millisecond, 4 * time.Millisecond} {
+		p := load(t, Options{NoStrings: true})
+		if err := p.Attach(path, ss); err != nil {
+			t.Fatal(err)
+		}
+		if armed, raised := left(); armed != len(f.Sites) || raised != len(f.Sites) {
+			t.Fatalf("attached: %d sites armed, %d with a raised semaphore, want %d", armed, raised, len(f.Sites))
+		}
+		k := p.links.(*keeper)
+		k.conn.Close() // as when the tracer is killed
+		time.Sleep(delay)
+		k.cmd.Process.Kill()
+		<-k.exited
+		p.links = nil
+		deadline := time.Now().Add(3 * time.Second)
+		for {
+			armed, raised := left()
+			if armed == 0 && raised == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("keeper killed %v after the tracer was gone: %d sites armed, %d with a raised semaphore 3s later", delay, armed, raised)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }

@@ -38,11 +38,7 @@ type attachRequest struct {
 type localLinks struct {
 	prog  *ebpf.Program
 	links []link.Link // held by their descriptors
-	// pins, when not nil, holds the uprobe_multi links (see pinDir).
-	// A perf-event link is held by its descriptor: released from a
-	// pin, it lets its perf event go through yet another deferred step
-	// of the kernel, which nothing shows the end of.
-	pins *pinDir
+	multi []bool      // in step with links: a uprobe_multi link
 }
 
 func (l *localLinks) attach(req *attachRequest) error {
@@ -54,26 +50,37 @@ func (l *localLinks) attach(req *attachRequest) error {
 		return err
 	}
 	for _, k := range links {
-		if l.pins != nil && req.Multi && l.pins.hold(k) == nil {
-			continue
-		}
 		l.links = append(l.links, k)
+		l.multi = append(l.multi, req.Multi)
 	}
 	return nil
 }
 
-// detach lets every link go: those pinned are released by the kernel
-// in the background, the others before it returns.
+// detach closes every link.
 func (l *localLinks) detach() error {
 	var errs []error
-	if l.pins != nil {
-		errs = append(errs, l.pins.release())
-	}
 	for _, k := range l.links {
 		errs = append(errs, k.Close())
 	}
-	l.links = nil
+	l.links, l.multi = nil, nil
 	return errors.Join(errs...)
+}
+
+// unpin lets every link go through pins, where it can (see pinDir): the
+// kernel releases those in the background, whatever happens to this
+// process, and closes the others, perf-event links, before it returns
+// (such a link, released from a pin, lets its perf event go through yet
+// another deferred step of the kernel, which nothing shows the end of).
+func (l *localLinks) unpin(pins *pinDir) error {
+	var errs []error
+	for i, k := range l.links {
+		if l.multi[i] && pins.hold(k) == nil {
+			continue
+		}
+		errs = append(errs, k.Close())
+	}
+	l.links, l.multi = nil, nil
+	return errors.Join(append(errs, pins.release())...)
 }
 
 func (l *localLinks) close() error { return l.detach() }

@@ -11,20 +11,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A pinDir is a bpf filesystem of the keeper's own, mounted nowhere
-// (fsopen and fsmount, Linux 5.2; root), in which it pins each link it
-// makes and then closes the link's descriptor: the pin is then the
-// link's only reference, and no close(2) of a descriptor can release it.
+// A pinDir is a bpf filesystem of a stop guard's own, mounted nowhere
+// (fsopen and fsmount, Linux 5.2; CAP_SYS_ADMIN), in which, once its
+// tracer is gone, it pins its link and then closes the link's
+// descriptor: the pin is then the link's only reference, and no close(2)
+// of a descriptor can release it.
 //
-// That matters because the kernel removes a uprobe's breakpoints, and
-// lowers its semaphores, from the process that drops the link's last
-// reference: a process sent SIGKILL while in close(2) makes every write
-// of that removal fail (a fatal signal interrupts each page access), and
-// the sites stay patched with no uprobe behind them. A pin's reference
-// is dropped when the pin is removed, or when the mount goes with the
-// last descriptor of it (the keeper's exit, however it dies), and the
-// kernel drops it from a worker of its own (bpf_link_put defers the
-// release), which no signal reaches: the removal then always completes.
+// That matters because the kernel removes a uprobe's breakpoints from
+// the process that drops the link's last reference, and a process sent
+// SIGKILL while in close(2) makes every write of that removal fail (a
+// fatal signal interrupts each page access): the sites stay patched
+// with no uprobe behind them. A keeper lets its links go by exiting,
+// which no signal interrupts, but a guard whose tracer is gone must see
+// the uprobe gone before it sends SIGCONT, and so outlive the release. A
+// pin's reference is dropped when the pin is removed, or when the mount
+// goes with the last descriptor of it (the guard's exit, however it
+// dies), and the kernel drops it from a worker of its own (bpf_link_put
+// defers the release), which no signal reaches: the removal then always
+// completes, and waitGone tells when.
 type pinDir struct {
 	fd   int // the mount's root
 	next int // the name of the next pin
@@ -93,7 +97,7 @@ const releaseWait = 30 * time.Second
 // and semaphores are undone.
 func waitGone(id ebpf.ProgramID, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
-	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 5*time.Millisecond) {
+	for wait := 100 * time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
 		p, err := ebpf.NewProgramFromID(id)
 		if errors.Is(err, unix.ENOENT) {
 			return nil

@@ -103,10 +103,7 @@ type Options struct {
 // A Program is the loaded BPF program, its maps, and the uprobes
 // attached to it.
 type Program struct {
-	// prog is the program, until it is closed; a keeper holds it once
-	// it has been handed one (prog is then nil with open true).
 	prog      *ebpf.Program
-	open      bool
 	maps      maps
 	multi     bool
 	noStrings bool
@@ -175,11 +172,7 @@ func Load(opts *Options) (*Program, error) {
 		return p, nil
 	}
 	p.links = kp
-	err = kp.sendProg(p.prog)
-	// The program goes with the links (see waitGone).
-	p.prog.Close()
-	p.prog = nil
-	if err != nil {
+	if err := kp.sendProg(p.prog); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -252,7 +245,6 @@ func loadProgram(o *Options) (*Program, error) {
 		p.maps.Filters = coll.DetachMap(usdtMapFilters)
 	}
 	p.prog = coll.DetachProgram(name)
-	p.open = true
 	p.maps.Sites = coll.DetachMap(usdtMapSites)
 	p.maps.Counters = coll.DetachMap(usdtMapCounters)
 	if o.Aggregate != nil {
@@ -433,7 +425,7 @@ func (p *Program) count(c uint32) (uint64, error) {
 func (p *Program) Pending() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.open || p.ring == nil {
+	if p.prog == nil || p.ring == nil {
 		return 0
 	}
 	return p.ring.pending()
@@ -474,7 +466,6 @@ func (p *Program) Close() error {
 		errs = append(errs, p.prog.Close())
 		p.prog = nil
 	}
-	p.open = false
 	if p.agg != nil {
 		errs = append(errs, p.agg.close())
 		p.agg = nil

@@ -25,8 +25,8 @@ import (
 // and its rollback, which fails the same way, leaves breakpoints and
 // raised semaphores behind with no uprobe. The keeper is not sent the
 // tracer's signals: it finishes the open in progress, sees the tracer
-// gone, closes its copies, which unregisters the uprobes in a process
-// with no fatal signal pending, and exits. (pkg/bpf has a keeper of the
+// gone, and exits, which closes its copies and unregisters the uprobes
+// in a process no signal reaches any more. (pkg/bpf has a keeper of the
 // same kind for its links.)
 //
 // The protocol runs over a SOCK_SEQPACKET pair, one packet per request,
@@ -172,16 +172,17 @@ func (k *keeper) close() error {
 }
 
 // serveKeeper is the keeper: it opens the perf events asked for on the
-// socket fd until the tracer closes it or exits, then closes them and
+// socket fd, and holds them, until the tracer closes it or exits, then
 // returns the exit status.
+//
+// The events go with the process: the kernel closes its descriptors as
+// it exits, when no signal can interrupt the uprobes' removal any more,
+// where a close(2) of its own, which a SIGKILL interrupts half way,
+// could leave sites armed.
 func serveKeeper(fd int) int {
 	selfexec.Serve()
-	var held []int
 	jr, _ := journal.NewJournal()
 	defer func() {
-		for _, fd := range held {
-			unix.Close(fd)
-		}
 		if jr != nil {
 			jr.Remove()
 		}
@@ -207,7 +208,6 @@ func serveKeeper(fd int) int {
 				errors.As(err, &errno)
 				le.PutUint32(reply[:], uint32(errno))
 			} else {
-				held = append(held, pfd)
 				oob = unix.UnixRights(pfd)
 			}
 		case b[0] == kindJournal:
