@@ -7,6 +7,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/internal/capability"
 )
 
 var (
@@ -42,13 +44,7 @@ func permission(err error) error {
 // and CAP_PERFMON, in its effective set: what it is refused is then not
 // for want of privilege.
 func privileged() bool {
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if unix.Capget(&hdr, &data[0]) != nil {
-		return false
-	}
-	has := func(c uint) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
-	return has(unix.CAP_SYS_ADMIN) || has(unix.CAP_BPF) && has(unix.CAP_PERFMON)
+	return capability.Effective(unix.CAP_SYS_ADMIN) || capability.Effective(unix.CAP_BPF, unix.CAP_PERFMON)
 }
 
 // deniedError is ErrPermission as a privileged process meets it: a

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/internal/jsonfile"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
@@ -77,18 +78,7 @@ func NewJournal() (*Journal, error) {
 // Add records uprobes about to be attached.
 func (j *Journal) Add(p Planned) error {
 	j.rec.Uprobes = append(j.rec.Uprobes, p)
-	b, err := json.Marshal(&j.rec)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(Dir, 0o700); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	tmp := j.path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	if err := os.Rename(tmp, j.path); err != nil {
+	if err := jsonfile.Write(j.path, &j.rec); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/internal/jsonfile"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
@@ -106,18 +107,7 @@ func (h *Holds) save() error {
 }
 
 func writeRecord(path string, rec *holdRecord) error {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("record holds: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("record holds: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := jsonfile.Write(path, rec); err != nil {
 		return fmt.Errorf("record holds: %w", err)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/internal/capability"
 )
 
 // permission adds ErrPermission to err when it is a refusal (EACCES,
@@ -26,13 +28,7 @@ func permission(err error, privileged bool) error {
 // CAP_DAC_OVERRIDE in its effective set, which root has: enough to mount
 // tracefs, write its files and open its perf events.
 func privileged() bool {
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if unix.Capget(&hdr, &data[0]) != nil {
-		return false
-	}
-	has := func(c uint) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
-	return has(unix.CAP_SYS_ADMIN) && has(unix.CAP_DAC_OVERRIDE)
+	return capability.Effective(unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE)
 }
 
 // deniedError is ErrPermission as a privileged process meets it.
