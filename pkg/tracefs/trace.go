@@ -18,6 +18,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/journal"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"golang.org/x/sys/unix"
 )
@@ -99,7 +100,6 @@ type Tracer struct {
 	rings   []*ring
 	epfd    int
 	wake    int    // eventfd that ends an epoll wait
-	pidfd   int    // of the -p process, -1 without or with TraceOptions.Done
 	cgroup  uint64 // TraceOptions.Cgroup
 	evbuf   []unix.EpollEvent
 	cur     int // ring being read
@@ -178,7 +178,6 @@ func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 		epoch:   monotonicEpoch(),
 		epfd:    -1,
 		wake:    -1,
-		pidfd:   -1,
 		stopped: make(chan struct{}),
 	}
 	if err := t.open(plan, OwnerGroup(self), o); err != nil {
@@ -267,15 +266,22 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 	if err := t.poll(t.wake); err != nil {
 		return err
 	}
-	if t.pid != 0 && o.Done == nil {
-		if t.pidfd, err = unix.PidfdOpen(t.pid, 0); err != nil {
-			return fmt.Errorf("process %d: %w", t.pid, err)
-		}
-		if err := t.poll(t.pidfd); err != nil {
-			return err
-		}
+	if err := t.enable(o); err != nil {
+		return err
 	}
-	return t.enable(o)
+	if t.pid != 0 && o.Done == nil {
+		// Started once the events are open, which Stop disables.
+		exited, stop := process.WatchExit(t.pid)
+		go func() {
+			select {
+			case <-exited:
+				t.Stop()
+			case <-t.stopped:
+			}
+			stop()
+		}()
+	}
+	return nil
 }
 
 // enable opens the perf events of every event, one per CPU (and per
@@ -552,12 +558,12 @@ func (t *Tracer) Close() error {
 	if err := t.release(); err != nil {
 		errs = append(errs, err)
 	}
-	for _, fd := range []int{t.epfd, t.wake, t.pidfd} {
+	for _, fd := range []int{t.epfd, t.wake} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
 	}
-	t.epfd, t.wake, t.pidfd = -1, -1, -1
+	t.epfd, t.wake = -1, -1
 	// The events must be closed first: one in use cannot be removed.
 	if err := Remove(t.dir, t.events); err != nil {
 		errs = append(errs, err)
@@ -639,10 +645,7 @@ func (t *Tracer) wait() error {
 		return fmt.Errorf("epoll: %w", err)
 	}
 	for _, e := range t.evbuf[:n] {
-		switch int(e.Fd) {
-		case t.pidfd:
-			t.Stop()
-		case t.wake:
+		if int(e.Fd) == t.wake {
 			var b [8]byte
 			unix.Read(t.wake, b[:])
 		}
