@@ -24,6 +24,7 @@ type aggConfig struct {
 	count       bool
 	hist, stats string
 	latency     string
+	pair        aggregate.LatencySpec // --latency parsed
 	by          string
 	interval    time.Duration
 	maxKeys     int
@@ -63,15 +64,10 @@ func (a *aggConfig) parse(set map[string]bool) error {
 	}
 	if set["latency"] {
 		a.agg.Mode, modes = bpf.AggLatency, modes+1
-		parts := probespec.SplitList(a.latency)
-		if len(parts) < 2 || len(parts) > 3 {
-			return fmt.Errorf("--latency %s: want START,END[,KEY]", cli.Shown(a.latency))
+		if a.pair, err = aggregate.ParseLatency(a.latency); err != nil {
+			return fmt.Errorf("--latency %s: %w", cli.Shown(a.latency), err)
 		}
-		if len(parts) == 3 {
-			if a.agg.Pair, err = aggregate.ParseKey(parts[2]); err != nil {
-				return fmt.Errorf("--latency %s: %s: %w", cli.Shown(a.latency), cli.Shown(parts[2]), err)
-			}
-		}
+		a.agg.Pair = a.pair.Pair
 	}
 	if set["by"] {
 		if a.agg.By, err = aggregate.ParseKeys(a.by); err != nil {
@@ -101,7 +97,7 @@ func (a *aggConfig) latencyProbes(probes bool) ([]string, error) {
 	if probes {
 		parse = probespec.ParsePattern
 	}
-	parts := probespec.SplitList(a.latency)[:2]
+	parts := []string{a.pair.Start, a.pair.End}
 	specs := make([]probespec.Spec, 2)
 	for i, p := range parts {
 		var err error

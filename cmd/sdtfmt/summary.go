@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
-	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
 // A summary is -c, --hist or --latency.
@@ -83,24 +81,16 @@ type latencySpec struct {
 }
 
 func parseLatency(s string) (*latencySpec, error) {
-	// The commas inside braces are a pattern's own, as for sdtattach:
-	// app:{a,b},app:c is two patterns.
-	parts := probespec.SplitList(s)
-	if len(parts) < 2 || len(parts) > 3 {
-		return nil, errors.New("want START,END[,KEY]")
+	spec, err := aggregate.ParseLatency(s)
+	if err != nil {
+		return nil, err
 	}
-	var l latencySpec
-	var err error
-	if l.start, err = parseProbe(parts[0]); err != nil {
-		return nil, fmt.Errorf("%s: %w", cli.Shown(parts[0]), err)
+	l := latencySpec{key: spec.Pair}
+	if l.start, err = parseProbe(spec.Start); err != nil {
+		return nil, fmt.Errorf("%s: %w", cli.Shown(spec.Start), err)
 	}
-	if l.end, err = parseProbe(parts[1]); err != nil {
-		return nil, fmt.Errorf("%s: %w", cli.Shown(parts[1]), err)
-	}
-	if len(parts) == 3 {
-		if l.key, err = aggregate.ParseKey(parts[2]); err != nil {
-			return nil, fmt.Errorf("%s: %w", cli.Shown(parts[2]), err)
-		}
+	if l.end, err = parseProbe(spec.End); err != nil {
+		return nil, fmt.Errorf("%s: %w", cli.Shown(spec.End), err)
 	}
 	return &l, nil
 }
