@@ -9,12 +9,14 @@ import (
 	"io"
 	"log"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -140,7 +142,7 @@ func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *at
 		ag, err = plan.Aggregate(&c.agg.agg)
 	}
 	if errors.As(err, new(*attach.KeyError)) {
-		logger.Print(err)
+		logger.Print(flagWords(err))
 		return cli.ErrUsage
 	}
 	if err != nil {
@@ -194,4 +196,19 @@ func aggregateTracefs(c *config, opts *attach.Options, plan *attach.Plan, logger
 		return nil, err
 	}
 	return ag, nil
+}
+
+// flagWords returns the message of err, an error of the attach engine,
+// in the words of sdtattach's flags.
+func flagWords(err error) string {
+	msg := err.Error()
+	var ke *attach.KeyError
+	if errors.As(err, &ke) && errors.Is(ke.Err, attach.ErrNeitherStartNorEnd) {
+		// The key is START,END of --latency.
+		msg = strings.Replace(msg, ke.Key+": ", "--latency "+ke.Key+": ", 1)
+	}
+	if errors.Is(err, filter.ErrNoFields) {
+		msg += " (--types does not declare it)"
+	}
+	return msg
 }

@@ -48,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		StringSize:    c.strlen,
 		RingSize:      c.bufsize,
 		FlushInterval: flushInterval,
-		Warn:          func(err error) { cli.Print(logger, err) },
+		Warn:          func(err error) { cli.Print(logger, errors.New(flagWords(err))) },
 	}
 	if c.command != "" {
 		return runCommand(ctx, c, opts, stdout, logger)
@@ -63,7 +63,7 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 	// pipe whose writer never comes.
 	plan, err := resolve(ctx, c, opts)
 	if errors.As(err, new(*filter.Error)) {
-		logger.Printf("--filter: %v", err)
+		logger.Printf("--filter: %s", flagWords(err))
 		return cli.ErrUsage
 	}
 	if err != nil {

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"log"
 	"testing"
 
 	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 )
 
@@ -26,6 +29,25 @@ func TestSummary(t *testing.T) {
 		summary(log.New(&buf, "sdtattach: ", 0), out, plan)
 		if got := buf.String(); got != tt.want {
 			t.Errorf("summary(%d events, %d lost, %d skipped) = %q, want %q", tt.events, tt.lost, tt.skipped, got, tt.want)
+		}
+	}
+}
+
+// TestFlagWords checks that errors of the engine are given the words of
+// sdtattach's flags, wherever they are in a message.
+func TestFlagWords(t *testing.T) {
+	ke := &attach.KeyError{Key: "a:b,a:c", Err: attach.ErrNeitherStartNorEnd}
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{ke, "--latency a:b,a:c: the probe is neither START nor END"},
+		{fmt.Errorf("lib.so: p:q: not attached: %w", ke), "lib.so: p:q: not attached: --latency a:b,a:c: the probe is neither START nor END"},
+		{fmt.Errorf("name: %w", filter.ErrNoFields), "name: the probe has no fields (--types does not declare it)"},
+		{errors.New("other"), "other"},
+	} {
+		if got := flagWords(tt.err); got != tt.want {
+			t.Errorf("flagWords(%q) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

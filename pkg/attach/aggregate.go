@@ -13,6 +13,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -75,6 +76,10 @@ func (e *KeyError) Error() string {
 }
 
 func (e *KeyError) Unwrap() error { return e.Err }
+
+// ErrNeitherStartNorEnd is the Err of a KeyError of a probe of a latency
+// that neither its START nor its END selects; the Key is START,END.
+var ErrNeitherStartNorEnd = errors.New("the probe is neither START nor END")
 
 // probeArgs is how the Aggregation reads each probe, and how its key's
 // values are shown.
@@ -175,7 +180,7 @@ func latencyProbe(a *Aggregation, s *Site, pa *probeArgs) error {
 	pr := s.Probe
 	pa.bpf.Start, pa.bpf.End = a.Start.Match(pr.Provider, pr.Name), a.End.Match(pr.Provider, pr.Name)
 	if !pa.bpf.Start && !pa.bpf.End {
-		return &KeyError{Key: "--latency " + spelled(a.Start) + "," + spelled(a.End), Probe: pr, Err: errors.New("the probe is neither START nor END")}
+		return &KeyError{Key: spelled(a.Start) + "," + spelled(a.End), Probe: pr, Err: ErrNeitherStartNorEnd}
 	}
 	k := a.pairKey()
 	if k.Kind != aggregate.KeyArg && k.Kind != aggregate.KeyField {
@@ -217,7 +222,7 @@ func argOf(k aggregate.Key, s *Site) (int, probespec.Type, error) {
 		return k.Arg, s.Args[k.Arg].Type, nil
 	case aggregate.KeyField:
 		if !s.Fields {
-			return 0, probespec.Type{}, errors.New("the probe has no fields (--types does not declare it)")
+			return 0, probespec.Type{}, filter.ErrNoFields
 		}
 		var names []string
 		for j, a := range s.Args {

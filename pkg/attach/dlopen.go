@@ -376,7 +376,7 @@ func unnamed(err error) error {
 	if errors.As(err, &fe) {
 		c := *fe
 		c.Probe = ""
-		return fmt.Errorf("--filter: %w", &c)
+		return fmt.Errorf("filter: %w", &c)
 	}
 	return err
 }

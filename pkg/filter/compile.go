@@ -166,7 +166,7 @@ func argIndex(n *node, p *Probe) (int, error) {
 		return n.arg, nil
 	}
 	if !p.Fields {
-		return 0, errors.New("not pid, tid, comm, argN, nor a field: the probe has no fields (--types does not declare it)")
+		return 0, fmt.Errorf("not pid, tid, comm, argN, nor a field: %w", ErrNoFields)
 	}
 	var names []string
 	for j, a := range p.Args {

@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// ErrNoFields is matched by the error of a field name compiled for a
+// probe whose arguments have no names (Probe.Fields is false).
+var ErrNoFields = errors.New("the probe has no fields")
+
 // An Error reports what is wrong with an expression and the token at
 // fault.
 type Error struct {
