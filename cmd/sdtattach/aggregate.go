@@ -15,7 +15,6 @@ import (
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/attach"
-	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -41,7 +40,7 @@ func (a *aggConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&a.latency, "latency", "", "draw a log2 histogram of the ns from each START hit to the next END hit of the same KEY (the thread if not given), `START,END[,KEY]`, in the kernel")
 	fs.StringVar(&a.by, "by", "", "group --count, --hist, --stats or --latency by `KEY[,KEY...]`: pid, tid, comm, argN, a field")
 	fs.DurationVar(&a.interval, "interval", 0, "with --count, --hist, --stats or --latency: write and reset every `D`, such as 1s")
-	fs.IntVar(&a.maxKeys, "max-keys", bpf.DefaultMaxKeys, "count at most `N` keys (with --hist and --latency, key and bucket pairs) per interval; with --latency, at most N STARTs wait")
+	fs.IntVar(&a.maxKeys, "max-keys", attach.DefaultMaxKeys, "count at most `N` keys (with --hist and --latency, key and bucket pairs) per interval; with --latency, at most N STARTs wait")
 }
 
 // parse checks the flags set and parses their keys; the error is the
@@ -50,12 +49,12 @@ func (a *aggConfig) parse(set map[string]bool) error {
 	var err error
 	modes := 0
 	if a.count {
-		a.agg.Mode, modes = bpf.AggCount, modes+1
+		a.agg.Mode, modes = attach.Count, modes+1
 	}
 	for _, f := range []struct {
 		name, val string
-		mode      bpf.AggMode
-	}{{"hist", a.hist, bpf.AggHist}, {"stats", a.stats, bpf.AggStats}} {
+		mode      attach.Mode
+	}{{"hist", a.hist, attach.Hist}, {"stats", a.stats, attach.Stats}} {
 		if !set[f.name] {
 			continue
 		}
@@ -65,7 +64,7 @@ func (a *aggConfig) parse(set map[string]bool) error {
 		}
 	}
 	if set["latency"] {
-		a.agg.Mode, modes = bpf.AggLatency, modes+1
+		a.agg.Mode, modes = attach.Latency, modes+1
 		if a.pair, err = aggregate.ParseLatency(a.latency); err != nil {
 			return fmt.Errorf("--latency %s: %w", cli.Shown(a.latency), err)
 		}
@@ -84,8 +83,8 @@ func (a *aggConfig) parse(set map[string]bool) error {
 		return errors.New("--by, --interval and --max-keys need --count, --hist, --stats or --latency")
 	case set["interval"] && a.interval <= 0:
 		return fmt.Errorf("--interval %v: not a positive duration", a.interval)
-	case a.maxKeys < 1 || a.maxKeys > bpf.MaxKeys:
-		return fmt.Errorf("--max-keys %d: not in [1, %d]", a.maxKeys, bpf.MaxKeys)
+	case a.maxKeys < 1 || a.maxKeys > attach.MaxKeys:
+		return fmt.Errorf("--max-keys %d: not in [1, %d]", a.maxKeys, attach.MaxKeys)
 	}
 	return nil
 }
@@ -121,7 +120,7 @@ func (a *aggConfig) latencyProbes(probes bool) ([]string, error) {
 // as the events come, and writes a record per probe and key every
 // --interval and at the end: on a signal, at the -d duration, or when the
 // -p process exits.
-func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *attach.Plan, tracefs bool, stdout io.Writer, logger *log.Logger) error {
+func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *attach.Plan, stdout io.Writer, logger *log.Logger) error {
 	// --listen: an address taken fails before anything is attached.
 	var ln net.Listener
 	if c.listen.addr != "" {
@@ -134,13 +133,7 @@ func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *at
 			stdout = io.Discard
 		}
 	}
-	var ag *attach.Aggregator
-	var err error
-	if tracefs {
-		ag, err = aggregateTracefs(c, opts, plan, logger)
-	} else {
-		ag, err = plan.Aggregate(&c.agg.agg)
-	}
+	ag, err := plan.Aggregate(&c.agg.agg)
 	if errors.As(err, new(*attach.KeyError)) {
 		logger.Print(flagWords(err))
 		return cli.ErrUsage
@@ -169,7 +162,7 @@ func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *at
 	}
 	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost)
 	switch n := ag.Skipped(); {
-	case n > 0 && tracefs:
+	case n > 0 && !ag.InKernel():
 		logger.Printf("%d probe hits were not counted (lost in a full ring buffer: see --bufsize)", n)
 	case n > 0:
 		logger.Printf("%d probe hits were not counted (of an unknown site, or with no room to count them as lost)", n)
@@ -178,24 +171,6 @@ func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *at
 		err = fmt.Errorf("detach: %w", cerr)
 	}
 	return err
-}
-
-// aggregateTracefs aggregates the events of the tracefs backend in this
-// process, as the kernel would with BPF (attach.Plan.AggregateEvents).
-func aggregateTracefs(c *config, opts *attach.Options, plan *attach.Plan, logger *log.Logger) (*attach.Aggregator, error) {
-	if err := plan.CheckAggregation(&c.agg.agg); err != nil {
-		return nil, err
-	}
-	t, err := openTracefs(c, opts, plan, logger)
-	if err != nil {
-		return nil, err
-	}
-	ag, err := plan.AggregateEvents(&c.agg.agg, t)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	return ag, nil
 }
 
 // flagWords returns the message of err, an error of the attach engine,
@@ -210,5 +185,26 @@ func flagWords(err error) string {
 	if errors.Is(err, filter.ErrNoFields) {
 		msg += " (--types does not declare it)"
 	}
+	var fb *attach.Fallback
+	if errors.As(err, &fb) {
+		msg = strings.Replace(msg, "; tracing with the tracefs backend", "; tracing with --backend tracefs", 1)
+	}
+	if errors.As(err, new(*attach.TracefsError)) {
+		msg = strings.Replace(msg, "tracefs backend: ", "--backend tracefs: ", 1)
+	}
 	return msg
+}
+
+// A flagError is an error of a package, told in sdtattach's words.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return flagWords(e.err) }
+func (e *flagError) Unwrap() error { return e.err }
+
+// inFlagWords returns err told in sdtattach's words.
+func inFlagWords(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &flagError{err}
 }

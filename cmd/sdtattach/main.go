@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
-	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -80,8 +80,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.duration, "d", 0, "exit after `DURATION`, such as 10s")
 	fs.StringVar(&c.typesFile, "types", "", "argument names and types from the DTrace provider `FILE.d`")
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
-	fs.IntVar(&c.strlen, "strlen", bpf.DefaultStringSize, "keep at most `N` bytes of a string argument")
-	fs.IntVar(&c.bufsize, "bufsize", bpf.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
+	fs.IntVar(&c.strlen, "strlen", attach.DefaultStringSize, "keep at most `N` bytes of a string argument")
+	fs.IntVar(&c.bufsize, "bufsize", attach.DefaultRingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
 	fs.StringVar(&c.backend, "backend", "auto", "trace with `BACKEND`: bpf, tracefs (uprobe_events and perf events, no BPF), or auto: tracefs when BPF cannot be used")
@@ -114,13 +114,13 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if set["d"] && c.duration <= 0 {
 		return usage("-d %v: not a positive duration", c.duration)
 	}
-	if c.strlen < 1 || c.strlen > bpf.MaxStringSize {
-		return usage("--strlen %d: not in [1, %d]", c.strlen, bpf.MaxStringSize)
+	if c.strlen < 1 || c.strlen > attach.MaxStringSize {
+		return usage("--strlen %d: not in [1, %d]", c.strlen, attach.MaxStringSize)
 	}
 	if page := os.Getpagesize(); c.bufsize < page || c.bufsize&(c.bufsize-1) != 0 {
 		return usage("--bufsize %d: not a power of two of at least the page size, %d", c.bufsize, page)
-	} else if c.bufsize > bpf.MaxRingSize {
-		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", c.bufsize, bpf.MaxRingSize)
+	} else if c.bufsize > attach.MaxRingSize {
+		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", c.bufsize, attach.MaxRingSize)
 	}
 	if set["filter"] {
 		var err error

@@ -50,10 +50,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		FlushInterval: flushInterval,
 		Warn:          func(err error) { cli.Print(logger, errors.New(flagWords(err))) },
 	}
+	opts.Backend, _ = attach.ParseBackend(c.backend) // checked by parseArgs
 	if c.command != "" {
-		return runCommand(ctx, c, opts, stdout, logger)
+		return inFlagWords(runCommand(ctx, c, opts, stdout, logger))
 	}
-	return trace(ctx, c, opts, stdout, logger)
+	return inFlagWords(trace(ctx, c, opts, stdout, logger))
 }
 
 // trace resolves, attaches and streams or aggregates until a stop
@@ -70,12 +71,7 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 		return err
 	}
 	if c.agg.agg.Mode != 0 {
-		err := aggregateRun(ctx, c, opts, plan, c.backend == "tracefs", stdout, logger)
-		if tfs, ferr := c.fallBack(err, logger); tfs {
-			err = aggregateRun(ctx, c, opts, plan, true, stdout, logger)
-		} else {
-			err = ferr
-		}
+		err := aggregateRun(ctx, c, opts, plan, stdout, logger)
 		if errors.Is(err, syscall.EPIPE) {
 			err = nil
 		}
@@ -85,16 +81,9 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 	if c.attachOnly && c.pid == 0 {
 		pids = startMappers(ctx, plan.Attachments)
 	}
-	if c.backend == "tracefs" {
-		return plan.Status(traceTracefs(ctx, c, opts, plan, pids, stdout, logger))
-	}
 	t, err := plan.Attach()
 	if err != nil {
-		tfs, err := c.fallBack(err, logger)
-		if !tfs {
-			return err
-		}
-		return plan.Status(traceTracefs(ctx, c, opts, plan, pids, stdout, logger))
+		return err
 	}
 	defer t.Close()
 	if c.attachOnly {
@@ -145,21 +134,11 @@ func loadTypes(name string) (*attach.Types, error) {
 	return &attach.Types{Source: "the --types file", Providers: provs}, nil
 }
 
-// An eventSource is what stream reads: an attach.Tracer, or a
-// tracefs.Tracer with --backend tracefs.
-type eventSource interface {
-	Read(*attach.Event) error
-	Lost() uint64
-	Skipped() uint64
-	Stop()
-	Close() error
-}
-
 // stream copies events to out until the -n count, the -d duration, a
 // signal, the exit of the -p process, or an error. On a stop other than
 // the count, the probes are detached first and the events still in the
 // ring buffer are written before returning.
-func stream(ctx context.Context, c *config, t eventSource, out *output) error {
+func stream(ctx context.Context, c *config, t *attach.Tracer, out *output) error {
 	var mu sync.Mutex
 	readerDone := make(chan error, 1)
 	go func() {

@@ -21,8 +21,8 @@ import (
 // An Aggregation asks Plan.Aggregate to count hits, or draw a histogram
 // or keep stats of a value, in the kernel, per probe and key.
 type Aggregation struct {
-	Mode bpf.AggMode
-	// Of is the value of bpf.AggHist and bpf.AggStats: an argument or a
+	Mode Mode
+	// Of is the value of Hist and Stats: an argument or a
 	// --types field that is a number.
 	Of aggregate.Key
 	// By are the keys to group by, at most bpf.MaxKeyParts: pid, tid,
@@ -33,12 +33,12 @@ type Aggregation struct {
 	// wait for their END; see bpf.Aggregation.
 	MaxKeys int
 
-	// Start and End select, for bpf.AggLatency, the probes of the plan
+	// Start and End select, for Latency, the probes of the plan
 	// whose hits start and end a pair, by provider and name
 	// (probespec.Spec.Match): each probe must be one or the other, or
 	// both. By is read at ENDs.
 	Start, End probespec.Spec
-	// Pair is the key STARTs and ENDs pair by, for bpf.AggLatency: pid,
+	// Pair is the key STARTs and ENDs pair by, for Latency: pid,
 	// tid (if zero), comm, an argument or a field, a number or a string.
 	Pair aggregate.Key
 }
@@ -105,7 +105,7 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 	if len(a.By) > bpf.MaxKeyParts {
 		return nil, &KeyError{Key: a.By[bpf.MaxKeyParts].String(), Err: fmt.Errorf("more than %d keys", bpf.MaxKeyParts)}
 	}
-	hasValue := a.Mode == bpf.AggHist || a.Mode == bpf.AggStats
+	hasValue := a.Mode == Hist || a.Mode == Stats
 	if hasValue && a.Of == (aggregate.Key{}) {
 		return nil, errors.New("a histogram or stats without a value")
 	}
@@ -127,7 +127,7 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 		probes[i] = pa
 	}
 	// When following, the START or END may be in a library loaded later.
-	if a.Mode == bpf.AggLatency && !p.following() {
+	if a.Mode == Latency && !p.following() {
 		return probes, checkRoles(a, probes)
 	}
 	return probes, nil
@@ -137,7 +137,7 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 // *KeyError of a key or value it lacks.
 func (a *Aggregation) probeArgs(s *Site) (probeArgs, error) {
 	var pa probeArgs
-	if a.Mode == bpf.AggLatency {
+	if a.Mode == Latency {
 		if err := latencyProbe(a, s, &pa); err != nil {
 			return pa, err
 		}
@@ -145,7 +145,7 @@ func (a *Aggregation) probeArgs(s *Site) (probeArgs, error) {
 			return pa, nil // no key is read at STARTs
 		}
 	}
-	if a.Mode == bpf.AggHist || a.Mode == bpf.AggStats {
+	if a.Mode == Hist || a.Mode == Stats {
 		j, t, err := argOf(a.Of, s)
 		if err == nil && t.Kind == probespec.String {
 			err = errors.New("a string, not a number")
@@ -253,16 +253,37 @@ func numberArg(j int, t probespec.Type) bpf.AggArg {
 	return x
 }
 
-// Aggregate loads the BPF program that aggregates in the kernel and
-// attaches it to every site of the plan, after CheckAggregation. On
-// error nothing stays attached.
+// Aggregate aggregates the hits of every site of the plan as a says,
+// after CheckAggregation, with the backend of Options.Backend: in the
+// kernel with BPF, or, with uprobe events, in this process from their
+// events (see AggregateEvents). On error nothing stays attached.
 func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
+	if err := p.CheckAggregation(a); err != nil {
+		return nil, err
+	}
+	return withBackend(p, func() (*Aggregator, error) { return p.aggregateBPF(a) }, func() (*Aggregator, error) {
+		src, err := p.openTracefs()
+		if err != nil {
+			return nil, err
+		}
+		ag, err := p.AggregateEvents(a, src)
+		if err != nil {
+			src.Close()
+			return nil, err
+		}
+		return ag, nil
+	})
+}
+
+// aggregateBPF loads the BPF program that aggregates in the kernel and
+// attaches it to every site of the plan.
+func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 	probes, err := p.aggProbes(a)
 	if err != nil {
 		return nil, err
 	}
-	ba := &bpf.Aggregation{Mode: a.Mode, MaxKeys: a.MaxKeys}
-	if a.Mode == bpf.AggLatency {
+	ba := &bpf.Aggregation{Mode: a.Mode.bpfMode(), MaxKeys: a.MaxKeys}
+	if a.Mode == Latency {
 		ba.Pair = partKind(a.pairKey())
 		ba.PairString = p.mayBeString(a.pairKey())
 	}
@@ -420,6 +441,12 @@ type Aggregator struct {
 // Plan returns what the Aggregator attached.
 func (a *Aggregator) Plan() *Plan { return a.plan }
 
+// InKernel reports whether the hits are counted in the kernel, by the
+// BPF program, rather than folded here from events: Skipped then counts
+// hits of an unknown site or with no room left to count them as lost,
+// where a folder's are events lost in a full ring buffer.
+func (a *Aggregator) InKernel() bool { return a.prog != nil }
+
 // Stop detaches every site, which lowers the semaphores raised for them.
 // It is called by the Aggregator itself when the process of Options.PID
 // exits. Calling it again does nothing.
@@ -491,7 +518,7 @@ func (c *collection) record(e *bpf.AggEntry) (*aggregate.Record, group) {
 	case e.Lost:
 		g.by = "\xff" // no key's values are this
 		r.Lost = e.Count
-	case a.agg.Mode == bpf.AggLatency && (e.Starts || e.Pending || e.Unread && pa.startOnly()):
+	case a.agg.Mode == Latency && (e.Starts || e.Pending || e.Unread && pa.startOnly()):
 		g.start = true
 	default:
 		for i, v := range e.Parts {
@@ -526,19 +553,19 @@ func (c *collection) add(e *bpf.AggEntry) {
 		r.Count += e.Count
 	case e.Unmatched:
 		r.Unmatched += e.Count
-	case mode == bpf.AggHist || mode == bpf.AggLatency:
+	case mode == Hist || mode == Latency:
 		h := c.hists[g]
 		if h == nil {
 			h = new(aggregate.Histogram)
 			c.hists[g] = h
 		}
 		h.AddCount(e.Bucket, e.Count)
-		if mode == bpf.AggLatency {
+		if mode == Latency {
 			c.addStats(r, e)
 		} else {
 			r.Count += e.Count
 		}
-	case mode == bpf.AggStats:
+	case mode == Stats:
 		c.addStats(r, e)
 	default:
 		r.Count += e.Count
@@ -582,11 +609,11 @@ func (c *collection) records() []aggregate.Record {
 // latency's START record (start) or END record.
 func (a *Aggregation) describe(r *aggregate.Record, start bool) {
 	switch a.Mode {
-	case bpf.AggHist:
+	case Hist:
 		r.Hist = a.Of
-	case bpf.AggStats:
+	case Stats:
 		r.Stats = a.Of
-	case bpf.AggLatency:
+	case Latency:
 		r.Latency, r.Start = a.pairKey(), start
 		if start {
 			r.To = spelled(a.End)
@@ -606,7 +633,7 @@ func (a *Aggregator) Empty() []aggregate.Record {
 	var recs []aggregate.Record
 	for _, p := range a.plan.Probes {
 		r := aggregate.Record{Provider: p.Provider, Name: p.Name, File: p.Target.Name}
-		if a.agg.Mode != bpf.AggLatency {
+		if a.agg.Mode != Latency {
 			a.agg.describe(&r, false)
 			recs = append(recs, r)
 			continue

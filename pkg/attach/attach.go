@@ -83,6 +83,10 @@ type Options struct {
 	// before Attach or Aggregate returns; an error detaches everything
 	// and is theirs. sdtattach -c lets its command run there.
 	Attached func() error
+	// Backend is what attaches the sites and reads their hits: the BPF
+	// program, uprobe events (package tracefs), or the one of them that
+	// can be used (BackendAuto, the zero value).
+	Backend Backend
 	// Warn, when not nil, is given what does not stop attaching but
 	// leaves something out: malformed notes, sites left out, arguments
 	// that cannot be read, semaphores not raised, probes Types does not
@@ -237,9 +241,16 @@ func (p *Plan) Status(err error) error {
 	return fmt.Errorf("malformed stapsdt notes in %s (reported above); the other probes were attached", strings.Join(p.Damaged, ", "))
 }
 
-// Attach loads the BPF program and attaches it to every site of the
-// plan. On error nothing stays attached.
+// Attach attaches to every site of the plan with the backend of
+// Options.Backend (see Backend) and returns the Tracer that streams
+// their events. On error nothing stays attached.
 func (p *Plan) Attach() (*Tracer, error) {
+	return withBackend(p, p.attachBPF, p.attachTracefs)
+}
+
+// attachBPF loads the BPF program and attaches it to every site of the
+// plan.
+func (p *Plan) attachBPF() (*Tracer, error) {
 	o := &p.opts
 	maxSites, maxProbes := p.room()
 	prog, err := bpf.Load(&bpf.Options{

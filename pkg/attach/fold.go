@@ -72,7 +72,7 @@ func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, er
 // (pkg/bpf/agg.bpf.c) would have kept: an aggSource.
 type folder struct {
 	src     EventSource
-	mode    bpf.AggMode
+	mode    Mode
 	kinds   []bpf.PartKind // of the key's parts
 	pair    bpf.PartKind   // of the pairing key of a latency
 	probes  []probeArgs
@@ -121,7 +121,7 @@ func (f *folder) run() {
 			return
 		}
 		f.mu.Lock()
-		if f.mode == bpf.AggLatency {
+		if f.mode == Latency {
 			f.hold(&ev)
 			f.foldLate(ev.Time.Add(-f.window))
 		} else {
@@ -164,15 +164,15 @@ func (f *folder) fold(ev *Event) {
 	pa := &f.probes[ev.Site.ProbeIndex]
 	probe := uint32(ev.Site.ProbeIndex)
 	switch f.mode {
-	case bpf.AggLatency:
+	case Latency:
 		f.pairHit(ev, pa, probe)
-	case bpf.AggHist, bpf.AggStats:
+	case Hist, Stats:
 		v, sign, ok := f.number(ev, pa.bpf.Value)
 		parts := f.parts(ev, pa)
 		switch {
 		case !ok:
 			f.add(probe, entryUnread, 0, parts, 0)
-		case f.mode == bpf.AggHist:
+		case f.mode == Hist:
 			f.add(probe, entryHits, bucketOf(v, sign), parts, 0)
 		default:
 			f.add(probe, entryHits, 0, parts, int64(v))
@@ -347,7 +347,7 @@ func (f *folder) collect(fn func(*bpf.AggEntry)) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !stopped && f.mode == bpf.AggLatency {
+	if !stopped && f.mode == Latency {
 		f.foldLate(time.Now().Add(-f.window))
 	}
 	for _, e := range f.entries {
@@ -356,7 +356,7 @@ func (f *folder) collect(fn func(*bpf.AggEntry)) error {
 	for p, n := range f.lost {
 		fn(&bpf.AggEntry{Probe: p, Lost: true, Count: n})
 	}
-	if f.mode == bpf.AggLatency {
+	if f.mode == Latency {
 		pending := make(map[uint32]uint64)
 		for _, w := range f.starts {
 			pending[w.probe]++

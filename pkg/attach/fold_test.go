@@ -87,7 +87,7 @@ func TestAggregateEvents(t *testing.T) {
 	}{
 		{
 			"count by arg0",
-			Aggregation{Mode: bpf.AggCount, By: []aggregate.Key{arg0}},
+			Aggregation{Mode: Count, By: []aggregate.Key{arg0}},
 			func(p *Plan) []Event {
 				return []Event{hit(p, 0, 1, 7, 5, false), hit(p, 0, 2, 7, 5, false), hit(p, 0, 3, 7, -1, false), hit(p, 1, 4, 7, 0, true)}
 			},
@@ -99,7 +99,7 @@ func TestAggregateEvents(t *testing.T) {
 		},
 		{
 			"hist and stats of arg0, one unread",
-			Aggregation{Mode: bpf.AggStats, Of: arg0},
+			Aggregation{Mode: Stats, Of: arg0},
 			func(p *Plan) []Event {
 				return []Event{hit(p, 0, 1, 7, 5, false), hit(p, 0, 2, 7, -3, false), hit(p, 0, 3, 7, 0, true)}
 			},
@@ -110,7 +110,7 @@ func TestAggregateEvents(t *testing.T) {
 			// held back, they pair in time order. Thread 8's END has no
 			// START; thread 9's START waits.
 			"latency in time order",
-			Aggregation{Mode: bpf.AggLatency, Start: probespec.Spec{Provider: "a", Name: "start"}, End: probespec.Spec{Provider: "a", Name: "end"}},
+			Aggregation{Mode: Latency, Start: probespec.Spec{Provider: "a", Name: "start"}, End: probespec.Spec{Provider: "a", Name: "end"}},
 			func(p *Plan) []Event {
 				return []Event{hit(p, 1, 12, 7, 0, false), hit(p, 0, 10, 7, 0, false), hit(p, 1, 13, 8, 0, false), hit(p, 0, 14, 9, 0, false)}
 			},
@@ -121,7 +121,7 @@ func TestAggregateEvents(t *testing.T) {
 		},
 		{
 			"full map",
-			Aggregation{Mode: bpf.AggCount, By: []aggregate.Key{tid}, MaxKeys: 2},
+			Aggregation{Mode: Count, By: []aggregate.Key{tid}, MaxKeys: 2},
 			func(p *Plan) []Event {
 				return []Event{hit(p, 0, 1, 7, 0, false), hit(p, 0, 2, 8, 0, false), hit(p, 0, 3, 9, 0, false), hit(p, 0, 4, 7, 0, false), hit(p, 1, 5, 10, 0, false)}
 			},
@@ -162,7 +162,7 @@ func TestAggregateEvents(t *testing.T) {
 func ExamplePlan_AggregateEvents() {
 	p := foldPlan()
 	src := &fakeSource{stopped: make(chan struct{}), events: []Event{hit(p, 0, 1, 7, 5, false), hit(p, 1, 2, 7, 5, false)}}
-	ag, _ := p.AggregateEvents(&Aggregation{Mode: bpf.AggCount}, src)
+	ag, _ := p.AggregateEvents(&Aggregation{Mode: Count}, src)
 	defer ag.Close()
 	ag.Stop()
 	recs, _ := ag.Collect(time.Unix(0, 0))

@@ -24,7 +24,10 @@ const drainPoll = 10 * time.Millisecond
 // Skipped are final. Close may be called at any time, also to cut a
 // drain short, and must be called in the end.
 type Tracer struct {
-	prog  *bpf.Program
+	prog *bpf.Program
+	// events, in place of prog, are those of uprobe events
+	// (BackendTracefs), which follow the same protocol themselves.
+	events *tracefsEvents
 	plan  *Plan
 	sites atomic.Pointer[[]*Site] // grows as libraries are loaded (Options.Dlopen)
 	// dlopen, when not nil, follows the libraries the process loads;
@@ -121,6 +124,9 @@ func (e *Event) Probe() *probe.Probe { return e.Site.Probe }
 // After Stop, it returns io.EOF once the ring buffer is empty, and after
 // Close at once. Read must not be called concurrently with itself.
 func (t *Tracer) Read(ev *Event) error {
+	if t.events != nil {
+		return t.events.Read(ev)
+	}
 	if err := t.prog.Read(&ev.Event); err != nil {
 		if errors.Is(err, bpf.ErrClosed) && t.isDrained() {
 			return io.EOF
@@ -176,6 +182,10 @@ func (t *Tracer) Plan() *Plan { return t.plan }
 // io.EOF. It returns at once; the Tracer calls it itself when the
 // process of Options.PID exits. Calling it again does nothing.
 func (t *Tracer) Stop() {
+	if t.events != nil {
+		t.events.Stop()
+		return
+	}
 	t.stopOnce.Do(func() {
 		// No site is added once detached.
 		t.dlopen.stop()
@@ -186,7 +196,12 @@ func (t *Tracer) Stop() {
 }
 
 // Stopped returns a channel that is closed when Stop is called.
-func (t *Tracer) Stopped() <-chan struct{} { return t.stopping }
+func (t *Tracer) Stopped() <-chan struct{} {
+	if t.events != nil {
+		return t.events.Stopped()
+	}
+	return t.stopping
+}
 
 // drain waits for the reader to empty the ring buffer, takes the final
 // counts and releases the program, which ends Read.
@@ -226,6 +241,9 @@ func (t *Tracer) finish() {
 // buffer was full: Read was not called often enough, or the ring is too
 // small for the rate of events.
 func (t *Tracer) Lost() uint64 {
+	if t.events != nil {
+		return t.events.Lost()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.final {
@@ -238,6 +256,9 @@ func (t *Tracer) Lost() uint64 {
 // Skipped returns the number of probe hits that made no event for
 // another reason than a full ring buffer (see bpf.Program.Skipped).
 func (t *Tracer) Skipped() uint64 {
+	if t.events != nil {
+		return t.events.Skipped()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.final {
@@ -251,6 +272,9 @@ func (t *Tracer) Skipped() uint64 {
 // a Read in progress returns. The counts of Lost and Skipped are final.
 // The error is that of detaching or releasing.
 func (t *Tracer) Close() error {
+	if t.events != nil {
+		return t.events.Close()
+	}
 	t.closeOnce.Do(func() {
 		t.dlopen.stop()
 		close(t.closing)

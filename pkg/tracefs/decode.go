@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -14,7 +13,7 @@ var le = binary.LittleEndian
 
 // decode decodes one perf record into ev, reporting whether it is an
 // event; a PERF_RECORD_LOST adds to Lost.
-func (t *Tracer) decode(rec []byte, ev *attach.Event) bool {
+func (t *Tracer) decode(rec []byte, ev *bpf.Event) bool {
 	switch le.Uint32(rec) {
 	case unix.PERF_RECORD_LOST:
 		if len(rec) >= 24 {
@@ -64,9 +63,8 @@ func (t *Tracer) decode(rec []byte, ev *attach.Event) bool {
 		return false
 	}
 	sf := t.sites[num]
-	ev.Site = sf.site
-	ev.Event.Site = uint32(sf.num)
-	ev.Event.Probe = uint32(sf.site.ProbeIndex)
+	ev.Site = uint32(sf.num)
+	ev.Probe = uint32(sf.site.ProbeIndex)
 	ev.PID, ev.TID = pid, tid
 	ev.Time = time.Unix(0, t.epoch+int64(le.Uint64(rec[16:])))
 	ev.CPU = le.Uint32(rec[24:])
@@ -125,10 +123,10 @@ func (t *Tracer) decode(rec []byte, ev *attach.Event) bool {
 	// strN: cut at the length argument N.
 	for j := range ev.Args {
 		v := &ev.Args[j]
-		if v.Kind != bpf.String || j >= len(args) || !args[j].Type.Counted {
+		if v.Kind != bpf.String || j >= len(args) || !args[j].Counted {
 			continue
 		}
-		n := args[j].Type.LenArg
+		n := args[j].LenArg
 		if n < len(ev.Args) && (ev.Args[n].Kind == bpf.Int || ev.Args[n].Kind == bpf.Uint) && ev.Args[n].Bits < uint64(len(v.Str)) {
 			v.Str, v.Truncated = v.Str[:ev.Args[n].Bits], false
 		}

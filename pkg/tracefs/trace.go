@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/journal"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
@@ -85,7 +84,6 @@ var sharedSince = [2]int{5, 7}
 type Tracer struct {
 	dir    string
 	events []string // GROUP/EVENT defined
-	plan   *attach.Plan
 	ids    []uint32                // of the events, as events
 	types  map[uint32]*eventFormat // by event id
 	sites  []*siteFormat           // by site number; nil for one left out
@@ -126,16 +124,16 @@ type eventFormat struct {
 
 // A siteFormat is how the records of one site are decoded.
 type siteFormat struct {
-	num  int    // site number in the plan
+	num  int    // site number
 	id   uint32 // of its event
-	site *attach.Site
+	site *Site
 	args []*Field // by argument; nil for one left out
 }
 
 // ErrClosed is returned by Read after Close.
 var ErrClosed = errors.New("tracer closed")
 
-// Open defines a probe for every site of plan (see Define) in the group
+// Open defines a probe for every site of sites (see Define) in the group
 // of this process, after removing the groups of gone processes
 // (RemoveStale), and enables them through perf events. The sites share
 // one event per layout of their fields (Definition.Layout), whatever
@@ -145,7 +143,7 @@ var ErrClosed = errors.New("tracer closed")
 // is one perf event per event and CPU, and with o.PID, per thread of
 // the process. On error nothing stays defined or enabled; an error for
 // want of privilege matches ErrPermission.
-func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
+func Open(sites []Site, o *TraceOptions) (*Tracer, error) {
 	if o == nil {
 		o = &TraceOptions{}
 	}
@@ -168,19 +166,18 @@ func Open(plan *attach.Plan, o *TraceOptions) (*Tracer, error) {
 	}
 	t := &Tracer{
 		dir:     dir,
-		plan:    plan,
 		types:   make(map[uint32]*eventFormat),
-		sites:   make([]*siteFormat, len(plan.Sites)),
+		sites:   make([]*siteFormat, len(sites)),
 		pid:     o.PID,
 		cgroup:  o.Cgroup,
 		strlen:  cmp.Or(o.StringSize, bpf.DefaultStringSize),
-		flush:   int(cmp.Or(o.FlushInterval, attach.DefaultFlushInterval) / time.Millisecond),
+		flush:   int(cmp.Or(o.FlushInterval, bpf.DefaultFlushInterval) / time.Millisecond),
 		epoch:   monotonicEpoch(),
 		epfd:    -1,
 		wake:    -1,
 		stopped: make(chan struct{}),
 	}
-	if err := t.open(plan, OwnerGroup(self), o); err != nil {
+	if err := t.open(sites, OwnerGroup(self), o); err != nil {
 		t.Close()
 		// Access to tracefs is no proof of CAP_PERFMON.
 		return nil, permission(err, privileged())
@@ -209,8 +206,8 @@ func warn(o *TraceOptions, err error) {
 	}
 }
 
-func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
-	defs, nums, err := definitions(plan, group, o)
+func (t *Tracer) open(sites []Site, group string, o *TraceOptions) error {
+	defs, nums, err := definitions(sites, group, o)
 	if err != nil {
 		return err
 	}
@@ -246,7 +243,7 @@ func (t *Tracer) open(plan *attach.Plan, group string, o *TraceOptions) error {
 			t.types[f.ID] = ef
 			t.ids = append(t.ids, f.ID)
 		}
-		sf := &siteFormat{num: nums[i], id: f.ID, site: plan.Sites[nums[i]]}
+		sf := &siteFormat{num: nums[i], id: f.ID, site: &sites[nums[i]]}
 		sf.args = make([]*Field, len(sf.site.Args))
 		for j := range sf.args {
 			// Those the plan reported as unreadable show as null, as
@@ -415,15 +412,19 @@ func kernelBefore(v [2]int) bool {
 // events end faster: the kernel waits for an RCU grace period when the
 // last perf event of an event is closed. The notes are read again: the
 // plan keeps no operands.
-func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definition, []int, error) {
+func definitions(sites []Site, group string, o *TraceOptions) ([]*Definition, []int, error) {
 	var defs []*Definition
 	var nums []int
 	var namer Namer
 	names := make(map[string]string)  // event by layout
 	reported := make(map[string]bool) // "probe argN", reported once
-	n := 0
-	for _, a := range plan.Attachments {
-		tg := a.Target
+	// The sites of a file, one run after another.
+	for first := 0; first < len(sites); {
+		tg := sites[first].Target
+		end := first + 1
+		for end < len(sites) && sites[end].Target == tg {
+			end++
+		}
 		f, err := stapsdt.Open(tg.Path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", tg.Name, err)
@@ -449,21 +450,19 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 				ef.Close()
 			}
 		}
-		for _, bs := range a.Sites {
-			num := n
-			n++
-			ps := plan.Sites[num]
+		for num := first; num < end; num++ {
+			ps := &sites[num]
 			p := ps.Probe
-			note := notes[key{bs.Offset, p.Provider, p.Name}]
+			note := notes[key{ps.Offset, p.Provider, p.Name}]
 			if note == nil {
-				warn(o, fmt.Errorf("%s: %v: site at offset %#x no longer in the file; left out", tg.Name, p, bs.Offset))
+				warn(o, fmt.Errorf("%s: %v: site at offset %#x no longer in the file; left out", tg.Name, p, ps.Offset))
 				continue
 			}
 			d, err := Define(note, f.Machine, path, group, "", &Options{
 				Symbols: syms,
 				Type:    f.Type,
 				Comm:    true,
-				Strings: func(i int) bool { return i < len(ps.Args) && ps.Args[i].Type.Kind == probespec.String },
+				Strings: func(i int) bool { return i < len(ps.Args) && ps.Args[i].Kind == probespec.String },
 				ARM:     arm,
 			})
 			if err != nil {
@@ -471,7 +470,7 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 				continue
 			}
 			for _, lo := range d.LeftOut {
-				if lo.Index >= 0 && (lo.Index < 16 && ps.Reported.Has(lo.Index) || lo.Index >= len(ps.Args) || ps.Args[lo.Index].Type.Kind == probespec.Drop) {
+				if lo.Index >= 0 && (lo.Index < 16 && ps.Reported.Has(lo.Index) || lo.Index >= len(ps.Args) || ps.Args[lo.Index].Kind == probespec.Drop) {
 					continue // reported while planning, or not shown
 				}
 				k := fmt.Sprintf("%s %v %d", tg.Name, p, lo.Index)
@@ -498,15 +497,14 @@ func definitions(plan *attach.Plan, group string, o *TraceOptions) ([]*Definitio
 			defs = append(defs, d)
 			nums = append(nums, num)
 		}
+		first = end
 	}
 	if len(defs) == 0 {
-		return nil, nil, attach.ErrNoSites
+		return nil, nil, ErrNoSites
 	}
 	return defs, nums, nil
 }
 
-// Plan returns what the Tracer traces.
-func (t *Tracer) Plan() *attach.Plan { return t.plan }
 
 // Lost returns the number of events dropped so far because a ring
 // buffer was full.
@@ -595,11 +593,10 @@ func (t *Tracer) release() error {
 }
 
 // Read waits for the next event and stores it in ev, reusing its
-// memory. Events that fail the plan's --filter (attach.Plan.Passes) are
-// passed over. After Stop it returns io.EOF once the ring buffers are empty,
-// and after Close at once. Read must not be called concurrently with
-// itself.
-func (t *Tracer) Read(ev *attach.Event) error {
+// memory: ev.Site is the index of its site in those given to Open. After
+// Stop it returns io.EOF once the ring buffers are empty, and after
+// Close at once. Read must not be called concurrently with itself.
+func (t *Tracer) Read(ev *bpf.Event) error {
 	t.readMu.Lock()
 	defer t.readMu.Unlock()
 	for {
@@ -610,8 +607,7 @@ func (t *Tracer) Read(ev *attach.Event) error {
 		for range len(t.rings) {
 			r := t.rings[t.cur]
 			for rec := r.next(); rec != nil; rec = r.next() {
-				// --filter, which BPF would evaluate in the kernel.
-				if t.decode(rec, ev) && t.plan.Passes(ev) {
+				if t.decode(rec, ev) {
 					return nil
 				}
 			}

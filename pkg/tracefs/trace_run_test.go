@@ -1,16 +1,17 @@
 package tracefs
 
 import (
-	"context"
 	"io"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
-	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -28,15 +29,7 @@ func TestTraceEvents(t *testing.T) {
 	}
 	want := []int64{-3, -2, -1, 1, 2, 3}
 	for _, perSite := range []bool{false, true} {
-		spec, err := probespec.Parse(demo + ":demo:tick")
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := attach.Resolve(context.Background(), []probespec.Spec{spec}, &attach.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := Open(plan, &TraceOptions{PerSite: perSite, FlushInterval: 10 * time.Millisecond})
+		tr, err := Open(sitesOf(t, demo+":demo:tick"), &TraceOptions{PerSite: perSite, FlushInterval: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatalf("Open(PerSite %v): %v", perSite, err)
 		}
@@ -44,7 +37,7 @@ func TestTraceEvents(t *testing.T) {
 			t.Fatalf("demo: %v: %s", err, out)
 		}
 		var got []int64
-		var ev attach.Event
+		var ev bpf.Event
 		stop := time.AfterFunc(10*time.Second, tr.Stop) // Read then ends with io.EOF
 		for len(got) < len(want) {
 			if err := tr.Read(&ev); err == io.EOF {
@@ -67,4 +60,27 @@ func TestTraceEvents(t *testing.T) {
 			t.Errorf("PerSite %v: tick values %v, want %v", perSite, got, want)
 		}
 	}
+}
+
+// sitesOf returns the sites of the probes spec names, each argument of
+// the type its note gives.
+func sitesOf(t *testing.T, spec string) []Site {
+	t.Helper()
+	sp, err := probespec.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := probe.Find([]probespec.Spec{sp}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites []Site
+	for i, p := range sel.Probes {
+		for _, j := range p.Sites {
+			note := &p.Target.File.Sites[j]
+			args := make([]probespec.Type, len(strings.Fields(note.Args)))
+			sites = append(sites, Site{Target: p.Target, Probe: p, ProbeIndex: i, Offset: note.PCOffset, Args: args})
+		}
+	}
+	return sites
 }

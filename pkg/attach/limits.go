@@ -1,0 +1,47 @@
+package attach
+
+import "github.com/sdtkit/sdtkit/pkg/bpf"
+
+// A Mode is what an Aggregation keeps of the hits of each key.
+type Mode uint8
+
+const (
+	Count   Mode = iota + 1 // the hits
+	Hist                    // a log2 histogram of a value
+	Stats                   // the count, sum, least and greatest of a value
+	Latency                 // a log2 histogram and stats of the time from a START hit to its END
+)
+
+// bpfMode is m as the aggregating program knows it.
+func (m Mode) bpfMode() bpf.AggMode {
+	switch m {
+	case Count:
+		return bpf.AggCount
+	case Hist:
+		return bpf.AggHist
+	case Stats:
+		return bpf.AggStats
+	case Latency:
+		return bpf.AggLatency
+	}
+	return 0
+}
+
+// Defaults and limits of Options and Aggregation: those of the BPF
+// program, which the tracefs backend keeps too.
+const (
+	// DefaultStringSize is the default of Options.StringSize, and
+	// MaxStringSize its most.
+	DefaultStringSize = bpf.DefaultStringSize
+	MaxStringSize     = bpf.MaxStringSize
+	// DefaultRingSize is the default of Options.RingSize, and
+	// MaxRingSize its most.
+	DefaultRingSize = bpf.DefaultRingSize
+	MaxRingSize     = bpf.MaxRingSize
+	// DefaultMaxKeys is the default of Aggregation.MaxKeys, and MaxKeys
+	// its most.
+	DefaultMaxKeys = bpf.DefaultMaxKeys
+	MaxKeys        = bpf.MaxKeys
+	// MaxKeyParts is the most keys of Aggregation.By.
+	MaxKeyParts = bpf.MaxKeyParts
+)
