@@ -189,11 +189,11 @@ func (e *tracefsEvents) Read(ev *Event) error {
 	}
 }
 
-func (e *tracefsEvents) Stop()                     { e.t.Stop() }
+func (e *tracefsEvents) Stop()                    { e.t.Stop() }
 func (e *tracefsEvents) Stopped() <-chan struct{} { return e.t.Stopped() }
-func (e *tracefsEvents) Close() error              { return e.t.Close() }
-func (e *tracefsEvents) Lost() uint64              { return e.t.Lost() }
-func (e *tracefsEvents) Skipped() uint64           { return e.t.Skipped() }
+func (e *tracefsEvents) Close() error             { return e.t.Close() }
+func (e *tracefsEvents) Lost() uint64             { return e.t.Lost() }
+func (e *tracefsEvents) Skipped() uint64          { return e.t.Skipped() }
 
 // warn gives err to Options.Warn.
 func (p *Plan) warn(err error) {

@@ -28,8 +28,8 @@ type Tracer struct {
 	// events, in place of prog, are those of uprobe events
 	// (BackendTracefs), which follow the same protocol themselves.
 	events *tracefsEvents
-	plan  *Plan
-	sites atomic.Pointer[[]*Site] // grows as libraries are loaded (Options.Dlopen)
+	plan   *Plan
+	sites  atomic.Pointer[[]*Site] // grows as libraries are loaded (Options.Dlopen)
 	// dlopen, when not nil, follows the libraries the process loads;
 	// Stop ends it before detaching.
 	dlopen *dlopenFollower

@@ -83,7 +83,7 @@ var sharedSince = [2]int{5, 7}
 // releases everything.
 type Tracer struct {
 	dir    string
-	events []string // GROUP/EVENT defined
+	events []string                // GROUP/EVENT defined
 	ids    []uint32                // of the events, as events
 	types  map[uint32]*eventFormat // by event id
 	sites  []*siteFormat           // by site number; nil for one left out
@@ -504,7 +504,6 @@ func definitions(sites []Site, group string, o *TraceOptions) ([]*Definition, []
 	}
 	return defs, nums, nil
 }
-
 
 // Lost returns the number of events dropped so far because a ring
 // buffer was full.
