@@ -117,6 +117,9 @@ With -p, each line also has:
 	addr              run-time address of the site in the process
 	armed             whether a tracer has attached: the instruction at
 	                  addr is the kernel's uprobe breakpoint (int3 on x86)
+	                  or, as the kernel may turn an x86-64 site it hit
+	                  into a call (Linux 6.18), not the file's; a
+	                  breakpoint the file holds itself is no tracer's
 	orphaned          of an armed site: true when no uprobe owns its
 	                  breakpoint, left behind by a tracer that is gone
 	                  (sdtrepair restores it); false when one does
@@ -134,7 +137,10 @@ With -p, each line also has:
 	                  not 0: the kernel adds one for every site at which
 	                  a uprobe with a reference counter is attached (a
 	                  tracer attaching the 10 sites of a probe adds 10),
-	                  and sdtsema --inc adds one
+	                  and sdtsema --inc adds one; a semaphore that is not
+	                  2-byte aligned (semaphore_error) has the value of
+	                  its two bytes shown, though the kernel refuses it
+	                  as a reference counter and sdtsema will not write it
 	armed_error,      why the live state could not be read
 	semaphore_value_error
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -34,9 +33,13 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 		checks[i] = probe.NewPatternCheck(s)
 	}
 	all := probe.NewPatternCheck(c.patterns...)
-	mem, memErr := process.OpenMem(c.pid, false)
+	var mem io.ReaderAt
+	m, memErr := process.OpenMem(c.pid, false)
 	if memErr == nil {
-		defer mem.Close()
+		mem = m
+		defer m.Close()
+	} else {
+		mem = unreadable{memErr}
 	}
 	failed := false
 	for mf, ferr := range files {
@@ -56,7 +59,7 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 			all.Add(mf.Object.Path, mf.File.Sites)
 			o := mf.Object
 			live := func(p *stapsdt.Site) *liveState {
-				return liveSite(c.pid, o, mf.File.Machine, mf.Data, mem, memErr, p)
+				return liveSite(c.pid, &process.SiteReader{Mem: mem, Object: o, File: mf.File, Data: mf.Data}, p)
 			}
 			if err := writeProbes(o.Path, mf.File, pats, live, out); err != nil {
 				ferr = errors.Join(err, ferr)
@@ -89,45 +92,27 @@ func listProcess(c *config, out sink, logger *log.Logger) error {
 	return errors.Join(errs...)
 }
 
-// liveSite reads the run-time state of one site: its address, whether a
-// tracer patched it, and its semaphore's address and value.
-func liveSite(pid int, o *process.Object, m elf.Machine, file io.ReaderAt, mem *process.Mem, memErr error, p *stapsdt.Site) *liveState {
-	l := &liveState{pid: pid}
-	if p.PCOffsetErr != nil {
-		l.armedErr = p.PCOffsetErr
-	} else if addr, ok := o.Addr(p.PCOffset); !ok {
-		l.armedErr = fmt.Errorf("pc offset %#x is not mapped by the process", p.PCOffset)
-	} else {
-		l.addr = addr
-		if l.armedErr = memErr; memErr == nil {
-			l.armed, l.armedErr = mem.Armed(m, file, p.PCOffset, addr)
-		}
-		if l.armed {
-			l.owners, l.orphaned, l.ownerErr = owners(o, p.PCOffset)
-		}
+// liveSite reads the run-time state of one site through r: its address,
+// whether a tracer patched it, and its semaphore's address and value.
+func liveSite(pid int, r *process.SiteReader, p *stapsdt.Site) *liveState {
+	st := r.Read(p)
+	l := &liveState{pid: pid, addr: st.Addr, armed: st.Armed, armedErr: st.ArmedErr}
+	if l.armed {
+		l.owners, l.orphaned, l.ownerErr = owners(r.Object, p.PCOffset)
 	}
-	if !p.HasSemaphore() {
-		return l
+	// A misaligned semaphore's bytes are shown as those of any other:
+	// semaphore_error says it is no counter.
+	if s := st.Semaphore; s != nil {
+		l.semaphoreAddr, l.semaphoreValue, l.semaphoreErr = s.Addr, s.Value, s.Err
 	}
-	// A misaligned semaphore cannot work as one, but its bytes can still
-	// be shown.
-	if p.SemaphoreOffsetErr != nil && !errors.Is(p.SemaphoreOffsetErr, stapsdt.ErrMisaligned) {
-		l.semaphoreErr = p.SemaphoreOffsetErr
-		return l
-	}
-	addr, ok := o.WritableAddr(p.SemaphoreOffset)
-	if !ok {
-		l.semaphoreErr = fmt.Errorf("semaphore offset %#x is not in a private writable mapping of the process", p.SemaphoreOffset)
-		return l
-	}
-	l.semaphoreAddr = addr
-	if memErr != nil {
-		l.semaphoreErr = memErr
-		return l
-	}
-	l.semaphoreValue, l.semaphoreErr = mem.Semaphore(addr)
 	return l
 }
+
+// unreadable is the memory of a process that could not be opened: each
+// read fails with why.
+type unreadable struct{ err error }
+
+func (u unreadable) ReadAt([]byte, int64) (int, error) { return 0, u.err }
 
 // liveUprobes lists the uprobes of the system once, when the first armed
 // site is found.
@@ -152,7 +137,7 @@ func owners(o *process.Object, off uint64) ([]string, bool, error) {
 
 // listHook writes the line of the loader's hook of process pid when a
 // tracer has patched it: armed by a live uprobe, or orphaned.
-func listHook(pid int, mem *process.Mem, out sink) error {
+func listHook(pid int, mem io.ReaderAt, out sink) error {
 	h, err := process.LoaderHook(pid)
 	if errors.Is(err, process.ErrNoHook) {
 		return nil
@@ -160,11 +145,11 @@ func listHook(pid int, mem *process.Mem, out sink) error {
 	if err != nil {
 		return fmt.Errorf("loader hook: %w", err)
 	}
-	armed, err := h.Armed(mem)
-	if err != nil {
-		return fmt.Errorf("loader hook: %s: %w", h.Object.Path, err)
+	st := h.Read(mem)
+	if st.ArmedErr != nil {
+		return fmt.Errorf("loader hook: %s: %w", h.Object.Path, st.ArmedErr)
 	}
-	if !armed {
+	if !st.Armed {
 		return nil
 	}
 	o := h.Object

@@ -13,13 +13,17 @@
 // Package stapsdt gives the file offsets of probe sites and semaphores.
 // Object.Addr turns such an offset into a runtime address the way the
 // kernel does for uprobes (vma start + offset - vma file offset), and
-// Object.WritableAddr does the same for semaphores, which the kernel only
-// updates in private writable mappings.
+// SemaphoreAddr does the same for semaphores, by the kernel's rule for a
+// uprobe's reference counter: in a private writable mapping of the file,
+// and 2-byte aligned (a misaligned semaphore is placed, so that its bytes
+// can be shown, but it is no counter: the kernel refuses it).
 //
 // Mem reads and writes the memory of a process through /proc/PID/mem. A
-// probe site is armed when a uprobe is attached to it: the kernel has then
-// replaced the nop by a breakpoint, which IsBreakpoint recognizes, and
-// incremented the semaphore, if the probe has one.
+// SiteReader reads the state of the probe sites of one mapped object
+// through it, as every sdtkit tool reads them: a site is armed when a
+// tracer patched it, the kernel having replaced the nop by a breakpoint
+// (IsBreakpoint) as it attached a uprobe, and incremented the semaphore,
+// if the probe has one.
 //
 // LoaderHook finds the dynamic loader's DebugState in a process (the
 // loader the auxiliary vector names, or a static program itself): a

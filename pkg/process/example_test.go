@@ -1,7 +1,6 @@
 package process_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"log"
 	"strings"
@@ -48,7 +47,7 @@ func ExampleObject_Addr() {
 	// File offsets as stapsdt.Probe gives them in PCOffset and
 	// SemaphoreOffset.
 	pc, _ := obj.Addr(0x2a0b4)
-	sema, _ := obj.WritableAddr(0x1d4010)
+	sema, _ := obj.SemaphoreAddr(0x1d4010)
 	_, ok := obj.Addr(0x300000)
 	fmt.Printf("%s: %d mappings, probe site %#x, semaphore %#x, past the end mapped: %v\n",
 		obj.Path, len(obj.Mappings), pc, sema, ok)
@@ -57,7 +56,7 @@ func ExampleObject_Addr() {
 }
 
 // This lists the probes of every file a process maps, with their runtime
-// addresses, semaphore values, and whether a uprobe is attached.
+// addresses, semaphore values, and whether a tracer has patched them.
 func Example() {
 	pid := 1234
 	maps, err := process.ReadMaps(pid)
@@ -70,34 +69,30 @@ func Example() {
 	}
 	defer mem.Close()
 	for _, obj := range process.Objects(pid, maps) {
-		f, err := stapsdt.Open(obj.HostPath)
+		data, err := obj.Open()
 		if err != nil {
-			continue // not an ELF file, or no access
+			log.Print(err)
+			continue
 		}
-		for _, p := range f.Sites {
-			if p.PCOffsetErr != nil {
+		f, _ := stapsdt.Read(data, obj.Path) // the sites of the notes that could be read
+		if f == nil {
+			data.Close()
+			continue // not an ELF file
+		}
+		r := process.SiteReader{Mem: mem, Object: &obj, File: f, Data: data}
+		for i := range f.Sites {
+			p := &f.Sites[i]
+			st := r.Read(p)
+			if st.ArmedErr != nil {
+				log.Print(st.ArmedErr)
 				continue
 			}
-			pc, ok := obj.Addr(p.PCOffset)
-			if !ok {
-				continue // that part of the file is not mapped
+			fmt.Printf("%s %s:%s %#x armed=%v", obj.Path, p.Provider, p.Name, st.Addr, st.Armed)
+			if s := st.Semaphore; s != nil && s.Counter() {
+				fmt.Printf(" semaphore=%d", s.Value)
 			}
-			code := make([]byte, 4)
-			if _, err := mem.ReadAt(code, int64(pc)); err != nil {
-				log.Print(err)
-				continue
-			}
-			armed := process.IsBreakpoint(code, f.Machine)
-			var sema uint16
-			if p.HasSemaphore() && p.SemaphoreOffsetErr == nil {
-				if addr, ok := obj.WritableAddr(p.SemaphoreOffset); ok {
-					var b [2]byte
-					if _, err := mem.ReadAt(b[:], int64(addr)); err == nil {
-						sema = binary.NativeEndian.Uint16(b[:])
-					}
-				}
-			}
-			fmt.Printf("%s %s:%s %#x semaphore=%d armed=%v\n", obj.Path, p.Provider, p.Name, pc, sema, armed)
+			fmt.Println()
 		}
+		data.Close()
 	}
 }

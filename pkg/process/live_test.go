@@ -3,10 +3,10 @@ package process
 import (
 	"bufio"
 	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,8 +84,10 @@ func findObject(t *testing.T, pid int, path string) *Object {
 
 // probeSite is where a probe lives in a process.
 type probeSite struct {
-	probe    stapsdt.Site
-	machine  elf.Machine
+	obj      *Object
+	file     *stapsdt.File
+	data     io.ReaderAt
+	probe    *stapsdt.Site
 	pc, sema uint64 // runtime addresses
 }
 
@@ -97,20 +99,26 @@ func findSite(t *testing.T, obj *Object) probeSite {
 	if err != nil {
 		t.Fatalf("stapsdt.Open(%s): %v", obj.HostPath, err)
 	}
-	for _, p := range f.Sites {
+	data, err := obj.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { data.Close() })
+	for i := range f.Sites {
+		p := &f.Sites[i]
 		if p.Provider != "sdtkit_test" || p.Name != "tick" {
 			continue
 		}
 		if p.PCOffsetErr != nil || p.SemaphoreOffsetErr != nil || !p.HasSemaphore() {
 			t.Fatalf("probe %s:%s: pc offset %v, semaphore %#x offset %v", p.Provider, p.Name, p.PCOffsetErr, p.Semaphore, p.SemaphoreOffsetErr)
 		}
-		s := probeSite{probe: p, machine: f.Machine}
+		s := probeSite{obj: obj, file: f, data: data, probe: p}
 		var ok bool
 		if s.pc, ok = obj.Addr(p.PCOffset); !ok {
 			t.Fatalf("Addr(%#x) found no mapping in %+v", p.PCOffset, obj.Mappings)
 		}
-		if s.sema, ok = obj.WritableAddr(p.SemaphoreOffset); !ok {
-			t.Fatalf("WritableAddr(%#x) found no mapping in %+v", p.SemaphoreOffset, obj.Mappings)
+		if s.sema, err = obj.SemaphoreAddr(p.SemaphoreOffset); err != nil {
+			t.Fatalf("SemaphoreAddr(%#x): %v; mappings %+v", p.SemaphoreOffset, err, obj.Mappings)
 		}
 		return s
 	}
@@ -118,38 +126,43 @@ func findSite(t *testing.T, obj *Object) probeSite {
 	return probeSite{}
 }
 
-// state reads the instruction at the probe site and the semaphore.
-func (s probeSite) state(t *testing.T, mem *Mem) (code []byte, sema uint16) {
+// checkState checks, through a SiteReader and byte by byte, whether the
+// site is armed and the semaphore value.
+func (s probeSite) checkState(t *testing.T, mem *Mem, armed bool, wantSema uint16) {
 	t.Helper()
-	code = make([]byte, 4)
+	r := SiteReader{Mem: mem, Object: s.obj, File: s.file, Data: s.data}
+	st := r.Read(s.probe)
+	if st.Addr != s.pc || st.Armed != armed || st.ArmedErr != nil {
+		t.Errorf("Read(tick) = addr %#x, armed %v, %v; want %#x, %v", st.Addr, st.Armed, st.ArmedErr, s.pc, armed)
+	}
+	if sem := st.Semaphore; sem == nil || sem.Addr != s.sema || sem.Value != wantSema || !sem.Counter() {
+		t.Errorf("Read(tick).Semaphore = %+v, want a counter at %#x of %d", sem, s.sema, wantSema)
+	}
+	code := make([]byte, 4)
 	if _, err := mem.ReadAt(code, int64(s.pc)); err != nil {
 		t.Fatalf("read probe site: %v", err)
 	}
-	var b [2]byte
-	if _, err := mem.ReadAt(b[:], int64(s.sema)); err != nil {
-		t.Fatalf("read semaphore: %v", err)
-	}
-	return code, binary.NativeEndian.Uint16(b[:])
-}
-
-// checkState checks whether the site is armed and the semaphore value.
-func (s probeSite) checkState(t *testing.T, mem *Mem, armed bool, wantSema uint16) {
-	t.Helper()
-	code, sema := s.state(t, mem)
-	if got := IsBreakpoint(code, s.machine); got != armed {
-		t.Errorf("IsBreakpoint(% x at %#x, %v) = %v, want %v", code, s.pc, s.machine, got, armed)
+	if got := IsBreakpoint(code, s.file.Machine); got != armed {
+		t.Errorf("IsBreakpoint(% x at %#x, %v) = %v, want %v", code, s.pc, s.file.Machine, got, armed)
 	}
 	if runtime.GOARCH == "amd64" {
 		want := byte(0x90) // nop
 		if armed {
 			want = 0xcc
+			if !bytes.Equal(st.Breakpoint, []byte{0xcc}) || !bytes.Equal(st.Insn, []byte{0x90}) {
+				t.Errorf("Read(tick) breakpoint % x over % x, want cc over 90", st.Breakpoint, st.Insn)
+			}
 		}
 		if code[0] != want {
 			t.Errorf("byte at probe site %#x = %#x, want %#x", s.pc, code[0], want)
 		}
 	}
-	if sema != wantSema {
-		t.Errorf("semaphore at %#x = %d, want %d", s.sema, sema, wantSema)
+	var b [2]byte
+	if _, err := mem.ReadAt(b[:], int64(s.sema)); err != nil {
+		t.Fatalf("read semaphore: %v", err)
+	}
+	if v := binary.NativeEndian.Uint16(b[:]); v != wantSema {
+		t.Errorf("semaphore at %#x = %d, want %d", s.sema, v, wantSema)
 	}
 }
 

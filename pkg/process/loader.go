@@ -155,13 +155,10 @@ func parseAuxv(b []byte, class elf.Class, order binary.ByteOrder) map[uint64]uin
 }
 
 // Armed reports whether a tracer has patched the function in mem, as
-// Mem.Armed tells it of a probe site.
+// Read tells it.
 func (h *Hook) Armed(mem *Mem) (bool, error) {
-	var live [4]byte
-	if _, err := mem.ReadAt(live[:], int64(h.Addr)); err != nil {
-		return false, err
-	}
-	return patched(h.Machine, live[:], h.Insn), nil
+	st := h.Read(mem)
+	return st.Armed, st.ArmedErr
 }
 
 // contains reports whether a mapping of o holds address addr.

@@ -121,21 +121,16 @@ func (o *Object) Open() (*os.File, error) {
 // the kernel does to place a uprobe. ok is false when no mapping covers
 // off.
 func (o *Object) Addr(off uint64) (addr uint64, ok bool) {
-	return o.addr(off, func(Mapping) bool { return true })
-}
-
-// WritableAddr is like Addr but considers only private writable mappings,
-// which is where the kernel updates a uprobe's reference counter, that is
-// a probe's semaphore.
-func (o *Object) WritableAddr(off uint64) (addr uint64, ok bool) {
-	return o.addr(off, func(m Mapping) bool { return m.Writable() && m.Private() })
-}
-
-func (o *Object) addr(off uint64, use func(Mapping) bool) (uint64, bool) {
 	for _, m := range o.Mappings {
-		if use(m) && off >= m.Offset && off-m.Offset < m.End-m.Start {
+		if off >= m.Offset && off-m.Offset < m.End-m.Start {
 			return m.Start + (off - m.Offset), true
 		}
 	}
 	return 0, false
+}
+
+// SemaphoreAddr returns the run-time address of the probe semaphore at
+// file offset off of the object, by the rule of SemaphoreAddr.
+func (o *Object) SemaphoreAddr(off uint64) (uint64, error) {
+	return SemaphoreAddr(o.Mappings, FileID{Dev: o.Dev, Inode: o.Inode}, off)
 }

@@ -120,8 +120,8 @@ func TestAddr(t *testing.T) {
 			if addr, ok := tt.o.Addr(tt.off); addr != tt.addr || ok != tt.ok {
 				t.Errorf("Addr(%#x) = %#x, %v, want %#x, %v", tt.off, addr, ok, tt.addr, tt.ok)
 			}
-			if addr, ok := tt.o.WritableAddr(tt.off); addr != tt.writable || ok != tt.wok {
-				t.Errorf("WritableAddr(%#x) = %#x, %v, want %#x, %v", tt.off, addr, ok, tt.writable, tt.wok)
+			if addr, err := tt.o.SemaphoreAddr(tt.off); addr != tt.writable || (err == nil) != tt.wok {
+				t.Errorf("SemaphoreAddr(%#x) = %#x, %v, want %#x, error %v", tt.off, addr, err, tt.writable, !tt.wok)
 			}
 		})
 	}

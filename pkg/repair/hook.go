@@ -3,7 +3,6 @@ package repair
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
@@ -20,29 +19,14 @@ func hookCandidate(pid int, mem *process.Mem) (*candidate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loader hook: %w", err)
 	}
+	st := h.Read(mem)
+	if st.ArmedErr != nil {
+		return nil, fmt.Errorf("loader hook: %s: %w", h.Object.Path, st.ArmedErr)
+	}
+	if st.Breakpoint == nil {
+		return nil, nil
+	}
 	o := h.Object
 	site := Site{PID: pid, File: o.Path, Name: process.DebugState, Hook: true, Addr: h.Addr, Offset: h.Offset}
-	file := &bytesAt{off: int64(h.Offset), b: h.Insn}
-	c, err := candidateAt(mem, file, h.Machine, site, process.FileID{Dev: o.Dev, Inode: o.Inode})
-	if err != nil {
-		return nil, fmt.Errorf("loader hook: %s: %w", o.Path, err)
-	}
-	return c, nil
-}
-
-// bytesAt reads b, the bytes of a file at offset off, as the file.
-type bytesAt struct {
-	off int64
-	b   []byte
-}
-
-func (r *bytesAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < r.off || off-r.off > int64(len(r.b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[off-r.off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+	return &candidate{site: site, id: process.FileID{Dev: o.Dev, Inode: o.Inode}, orig: st.Insn, live: st.Breakpoint}, nil
 }

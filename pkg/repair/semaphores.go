@@ -27,22 +27,11 @@ type semState struct {
 	armed                int
 }
 
-// addSemaphore adds the semaphore of probe site p of obj to sems, read
-// from mem, and returns its run-time address, 0 when the process has it
-// in no private writable mapping.
-func addSemaphore(sems map[uint64]*semState, mem *process.Mem, obj *process.Object, p *stapsdt.Site) uint64 {
-	addr, ok := obj.WritableAddr(p.SemaphoreOffset)
-	if !ok {
-		return 0
+// addSemaphore adds s, the semaphore of probe site p of file, to sems.
+func addSemaphore(sems map[uint64]*semState, file string, p *stapsdt.Site, s *process.SemaphoreState) {
+	if sems[s.Addr] == nil {
+		sems[s.Addr] = &semState{file: file, provider: p.Provider, name: p.Name, value: s.Value}
 	}
-	if sems[addr] == nil {
-		s := &semState{file: obj.Path, provider: p.Provider, name: p.Name}
-		if v, err := mem.Semaphore(addr); err == nil {
-			s.value = v
-		}
-		sems[addr] = s
-	}
-	return addr
 }
 
 func anyRaised(sems map[uint64]*semState) bool {

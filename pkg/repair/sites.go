@@ -1,7 +1,6 @@
 package repair
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -28,53 +27,32 @@ type candidate struct {
 	semaO uint64 // its file offset
 }
 
-// candidateAt returns site as a candidate when mem holds a breakpoint at
-// site.Addr that the file of machine m, read at site.Offset, does not
-// hold itself; nil otherwise.
-func candidateAt(mem io.ReaderAt, file io.ReaderAt, m elf.Machine, site Site, id process.FileID) (*candidate, error) {
-	live := make([]byte, 4)
-	if _, err := mem.ReadAt(live, int64(site.Addr)); err != nil {
-		return nil, err
-	}
-	n := process.BreakpointSize(live, m)
-	if n == 0 {
-		return nil, nil
-	}
-	orig := make([]byte, n)
-	if _, err := file.ReadAt(orig, int64(site.Offset)); err != nil {
-		return nil, fmt.Errorf("read file offset %#x: %w", site.Offset, err)
-	}
-	if process.BreakpointSize(orig, m) == n {
-		return nil, nil // the file's own breakpoint, not a tracer's
-	}
-	return &candidate{site: site, id: id, orig: orig, live: live[:n]}, nil
-}
-
-// scan adds the armed sites of one mapped object, and its semaphores.
+// scan adds the sites of one mapped object that hold a tracer's
+// breakpoint, as process.SiteReader tells them, and its semaphores.
 func scan(mf *probe.MappedFile, mem *process.Mem, match func(string, string) bool, cands *[]candidate, sems map[uint64]*semState) error {
 	obj, f := mf.Object, mf.File
 	id := process.FileID{Dev: obj.Dev, Inode: obj.Inode}
+	r := process.SiteReader{Mem: mem, Object: obj, File: f, Data: mf.Data}
 	for i := range f.Sites {
 		p := &f.Sites[i]
 		if match != nil && !match(p.Provider, p.Name) || p.PCOffsetErr != nil {
 			continue
 		}
+		st := r.Read(p)
 		var sema uint64
-		if p.HasSemaphore() && p.SemaphoreOffsetErr == nil {
-			sema = addSemaphore(sems, mem, obj, p)
+		if s := st.Semaphore; s != nil && s.Counter() {
+			sema = s.Addr
+			addSemaphore(sems, obj.Path, p, s)
 		}
-		addr, ok := obj.Addr(p.PCOffset)
-		if !ok {
-			continue
+		if st.Addr == 0 {
+			continue // not mapped
 		}
-		site := Site{PID: obj.Pid, File: obj.Path, Provider: p.Provider, Name: p.Name, Addr: addr, Offset: p.PCOffset}
-		c, err := candidateAt(mem, mf.Data, f.Machine, site, id)
-		if err != nil {
-			return fmt.Errorf("%s: %s:%s: %w", obj.Path, p.Provider, p.Name, err)
+		if st.ArmedErr != nil {
+			return fmt.Errorf("%s: %s:%s: %w", obj.Path, p.Provider, p.Name, st.ArmedErr)
 		}
-		if c != nil {
-			c.sema, c.semaO = sema, p.SemaphoreOffset
-			*cands = append(*cands, *c)
+		if st.Breakpoint != nil {
+			site := Site{PID: obj.Pid, File: obj.Path, Provider: p.Provider, Name: p.Name, Addr: st.Addr, Offset: p.PCOffset}
+			*cands = append(*cands, candidate{site: site, id: id, orig: st.Insn, live: st.Breakpoint, sema: sema, semaO: p.SemaphoreOffset})
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package repair
 
 import (
 	"bytes"
-	"debug/elf"
 	"errors"
 	"reflect"
 	"syscall"
@@ -34,44 +33,6 @@ func (m *fakeMem) ReadAt(p []byte, addr int64) (int, error) {
 func (m *fakeMem) WriteAt(p []byte, addr int64) (int, error) {
 	b, err := m.span(len(p), addr)
 	return copy(b, p), err
-}
-
-func TestCandidateAt(t *testing.T) {
-	const addr, off = 0x1000, 0x10
-	for _, tt := range []struct {
-		name       string
-		m          elf.Machine
-		live, file []byte
-		want       *candidate // site and id left out
-		err        bool
-	}{
-		{"x86 orphan", elf.EM_X86_64, []byte{0xcc, 1, 2, 3}, []byte{0x90}, &candidate{orig: []byte{0x90}, live: []byte{0xcc}}, false},
-		{"x86 not patched", elf.EM_X86_64, []byte{0x90, 1, 2, 3}, []byte{0x90}, nil, false},
-		{"x86 int3 of the file", elf.EM_X86_64, []byte{0xcc, 1, 2, 3}, []byte{0xcc}, nil, false},
-		{"arm64 BRK over a nop", elf.EM_AARCH64, []byte{0xa0, 0x00, 0x20, 0xd4}, []byte{0x1f, 0x20, 0x03, 0xd5},
-			&candidate{orig: []byte{0x1f, 0x20, 0x03, 0xd5}, live: []byte{0xa0, 0x00, 0x20, 0xd4}}, false},
-		{"arm64 BRK of the file", elf.EM_AARCH64, []byte{0xa0, 0x00, 0x20, 0xd4}, []byte{0xa0, 0x00, 0x20, 0xd4}, nil, false},
-		{"riscv c.ebreak over a nop", elf.EM_RISCV, []byte{0x02, 0x90, 0x00, 0x00}, []byte{0x13, 0x00, 0x00, 0x00},
-			&candidate{orig: []byte{0x13, 0x00}, live: []byte{0x02, 0x90}}, false},
-		{"file too short", elf.EM_AARCH64, []byte{0xa0, 0x00, 0x20, 0xd4}, []byte{0x1f, 0x20}, nil, true},
-		{"not mapped", elf.EM_X86_64, []byte{0xcc}, []byte{0x90}, nil, true},
-	} {
-		mem := &fakeMem{base: addr, b: tt.live}
-		file := &bytesAt{off: off, b: tt.file}
-		site := Site{PID: 1, File: "/x", Provider: "p", Name: "n", Addr: addr, Offset: off}
-		id := process.FileID{Dev: 1, Inode: 2}
-		got, err := candidateAt(mem, file, tt.m, site, id)
-		if (err != nil) != tt.err {
-			t.Errorf("%s: candidateAt error = %v, want error %v", tt.name, err, tt.err)
-			continue
-		}
-		if tt.want != nil {
-			tt.want.site, tt.want.id = site, id
-		}
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: candidateAt = %+v, want %+v", tt.name, got, tt.want)
-		}
-	}
 }
 
 func TestRestoreOrphans(t *testing.T) {

@@ -21,10 +21,12 @@
 // Open gives access to the memory of the process. Process.Add changes a
 // semaphore by read-modify-write of exactly its two bytes, in the byte
 // order of the file, through /proc/PID/mem. Before it writes, it checks
-// against a fresh copy of /proc/PID/maps that the address still lies in a
-// private writable mapping of the same file (device and inode) at the same
-// file offset, and that it is 2-byte aligned; otherwise it refuses with a
-// *RefusedError and writes nothing. It never takes a semaphore below 0 or
+// against a fresh copy of /proc/PID/maps that the semaphore's file offset
+// still maps to its address, by the rule process.SemaphoreAddr gives (a
+// private writable mapping of the same file, by device and inode, that
+// holds both bytes), and that it is 2-byte aligned, as the kernel wants a
+// reference counter; otherwise it refuses with a *RefusedError and writes
+// nothing. It never takes a semaphore below 0 or
 // past 65535 (ErrUnderflow, ErrOverflow).
 //
 // Process.AddAll changes several semaphores of a process, all or none: it

@@ -46,7 +46,7 @@ func ExampleLocate() {
 	}
 	// Output:
 	// tick: semaphore at 0x55d0c4a04048
-	// odd: process 4242: /srv/prog: p:odd: semaphore at 0x55d0c4a04049: refused to write: address is not 2-byte aligned
+	// odd: process 4242: /srv/prog: p:odd: semaphore at 0x55d0c4a04049: refused to write: semaphore at file offset 0x3049: not 2-byte aligned
 	// plain: no semaphore
 }
 

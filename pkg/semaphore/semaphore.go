@@ -28,10 +28,11 @@ type Semaphore struct {
 }
 
 // Locate returns the runtime address of the semaphore of probe p, a probe
-// of the file of object o, and checks that it may be written: it lies in a
-// private writable mapping of the file, both of its bytes do, and it is
-// 2-byte aligned. A probe without a semaphore gives an error matching
-// ErrNoSemaphore; an address that fails the checks a *RefusedError.
+// of the file of object o, and checks that it may be written: it has a
+// file offset, and lies where process.SemaphoreAddr places it, both
+// bytes in a private writable mapping of the file, 2-byte aligned. A
+// probe without a semaphore gives an error matching ErrNoSemaphore; one
+// that fails the checks a *RefusedError.
 func Locate(o *process.Object, p *stapsdt.Site) (uint64, error) {
 	if !p.HasSemaphore() {
 		return 0, fmt.Errorf("%s: probe %s:%s: %w", o.Path, p.Provider, p.Name, ErrNoSemaphore)
@@ -42,40 +43,26 @@ func Locate(o *process.Object, p *stapsdt.Site) (uint64, error) {
 	if p.SemaphoreOffsetErr != nil {
 		return 0, refuse(p.Semaphore, p.SemaphoreOffsetErr.Error())
 	}
-	addr, ok := o.WritableAddr(p.SemaphoreOffset)
-	if !ok {
-		return 0, refuse(0, fmt.Sprintf("file offset %#x is in no private writable mapping of the file", p.SemaphoreOffset))
-	}
-	if reason := check(o.Mappings, o.Dev, o.Inode, p.SemaphoreOffset, addr); reason != "" {
-		return 0, refuse(addr, reason)
+	addr, err := o.SemaphoreAddr(p.SemaphoreOffset)
+	if err != nil {
+		return 0, refuse(addr, err.Error())
 	}
 	return addr, nil
 }
 
 // check says why the 2 bytes at addr may not be written as the semaphore
 // at file offset off of the file dev, inode, given the mappings of the
-// process; it returns "" when they may.
+// process; it returns "" when they may: process.SemaphoreAddr places it
+// there still.
 func check(maps []process.Mapping, dev, inode, off, addr uint64) string {
-	if addr%2 != 0 {
-		return "address is not 2-byte aligned"
+	now, err := process.SemaphoreAddr(maps, process.FileID{Dev: dev, Inode: inode}, off)
+	switch {
+	case err != nil:
+		return err.Error()
+	case now != addr:
+		return fmt.Sprintf("the file offset %#x of the semaphore at %#x is at %#x now", off, addr, now)
 	}
-	for _, m := range maps {
-		if addr < m.Start || addr >= m.End {
-			continue
-		}
-		switch {
-		case m.Dev != dev || m.Inode != inode:
-			return fmt.Sprintf("address is mapped from another file (%s, inode %d)", m.Path, m.Inode)
-		case !m.Writable() || !m.Private():
-			return fmt.Sprintf("address is in a %s mapping, not a private writable one", m.Perms)
-		case m.Offset+(addr-m.Start) != off:
-			return fmt.Sprintf("address maps file offset %#x, not the semaphore's %#x", m.Offset+(addr-m.Start), off)
-		case m.End-addr < 2:
-			return "semaphore straddles the end of its mapping"
-		}
-		return ""
-	}
-	return "address is not mapped"
+	return ""
 }
 
 func byteOrder(d elf.Data) binary.ByteOrder {
