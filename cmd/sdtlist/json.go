@@ -46,16 +46,20 @@ func (e *siteEncoder) append(b []byte, s *site) []byte {
 		Argv: argv,
 	}
 	if l := s.live; l != nil {
-		t.PID, t.Addr = l.pid, l.addr
-		t.Armed, t.ArmedError = l.armed, errorText(l.armedErr)
-		t.Orphaned, t.OrphanedError, t.Owners = l.orphaned, errorText(l.ownerErr), l.owners
-		if l.hook {
+		t.PID, t.Addr = l.Object.Pid, l.Addr
+		t.Armed, t.ArmedError = l.Armed, errorText(l.ArmedErr)
+		t.Orphaned, t.OrphanedError, t.Owners = l.Orphaned, errorText(l.OwnersErr), l.Owners
+		if l.Hook {
 			t.Hook = "loader"
 		}
-		t.SemaphoreAddr, t.SemaphoreValueError = l.semaphoreAddr, errorText(l.semaphoreErr)
-		if l.semaphoreErr == nil {
-			e.sema = uint64(l.semaphoreValue)
-			t.SemaphoreValue = &e.sema
+		// A misaligned semaphore's bytes are shown as those of any
+		// other: semaphore_error says it is no counter.
+		if sem := l.Semaphore; sem != nil {
+			t.SemaphoreAddr, t.SemaphoreValueError = sem.Addr, errorText(sem.Err)
+			if sem.Err == nil {
+				e.sema = uint64(sem.Value)
+				t.SemaphoreValue = &e.sema
+			}
 		}
 	}
 	return event.AppendSiteArgv(b, &t, argvJSON)

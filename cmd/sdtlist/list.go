@@ -32,12 +32,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	failed := false
 	if c.pid != 0 {
-		if err := listProcess(c, out, logger); err != nil {
-			cli.Print(logger, err)
-			failed = true
+		if failed, err = listProcess(c, out, logger); err != nil {
+			return err
 		}
-	} else if listFiles(c, out, logger) {
-		failed = true
+	} else {
+		failed = listFiles(c, out, logger)
 	}
 	if err := out.flush(); err != nil {
 		return fmt.Errorf("write: %w", err)
@@ -58,27 +57,9 @@ type site struct {
 	file    string
 	probe   *stapsdt.Site
 	machine elf.Machine
-	live    *liveState
+	live    *probe.LiveSite
 	// data is the file's, where file is no path: an archive member's.
 	data io.ReaderAt
-}
-
-// liveState is what a running process adds to a site.
-type liveState struct {
-	pid            int
-	addr           uint64
-	semaphoreAddr  uint64
-	semaphoreValue uint16
-	semaphoreErr   error
-	armed          bool
-	armedErr       error
-	// Of an armed site: every uprobe that may own its breakpoint, or
-	// that none does.
-	owners   []string
-	orphaned bool
-	ownerErr error
-	// hook marks the line of the loader's process.DebugState.
-	hook bool
 }
 
 // A sink writes sites in one output format.
@@ -118,44 +99,42 @@ func listFiles(c *config, out sink, logger *log.Logger) (failed bool) {
 	return failed
 }
 
-// listFile writes the matching probes of one file, and adds them to
-// check. A file with some bad notes still has its good probes listed
-// before the error is returned.
+// listFile writes the matching probes of one file, or of each member of
+// an archive, and adds them to check. A file with some bad notes still
+// has its good probes listed before the error is returned.
 func listFile(name string, pats []probespec.Spec, out sink, check *probe.PatternCheck) error {
-	f, ferr := stapsdt.Open(name)
-	if errors.Is(ferr, stapsdt.ErrArchive) {
-		return listArchive(name, pats, out, check)
+	var errs []error
+	for nf, ferr := range stapsdt.Files(name) {
+		if nf != nil {
+			check.Add(name, nf.File.Sites)
+			var err error
+			if nd, ok := out.(*ndjson); ok && len(nf.File.Sites) >= parallelMin {
+				err = nd.writeParallel(nf.Name, nf.File, pats)
+			} else {
+				err = writeProbes(nf.Name, nf.File, pats, nf.Data, out)
+			}
+			if err != nil {
+				return errors.Join(append(errs, err, ferr)...)
+			}
+		}
+		if ferr != nil {
+			errs = append(errs, ferr)
+		}
 	}
-	if f == nil {
-		return ferr
-	}
-	check.Add(name, f.Sites)
-	var err error
-	if nd, ok := out.(*ndjson); ok && len(f.Sites) >= parallelMin {
-		err = nd.writeParallel(name, f, pats)
-	} else {
-		err = writeProbes(name, f, pats, nil, out)
-	}
-	if err != nil {
-		return errors.Join(err, ferr)
-	}
-	return ferr
+	return errors.Join(errs...)
 }
 
-// writeProbes writes the matching probes of f. live, when not nil, fills
-// the live state of each site.
-func writeProbes(name string, f *stapsdt.File, pats []probespec.Spec, live func(*stapsdt.Site) *liveState, out sink) error {
+// writeProbes writes the matching probes of f; data, when not nil, reads
+// the file, which its name does not (an archive member).
+func writeProbes(name string, f *stapsdt.File, pats []probespec.Spec, data io.ReaderAt, out sink) error {
 	// One site is reused: sinks are done with it when write returns.
-	s := &site{file: name, machine: f.Machine}
+	s := &site{file: name, machine: f.Machine, data: data}
 	for i := range f.Sites {
 		p := &f.Sites[i]
-		if !matchAny(pats, p.Provider, p.Name) {
+		if !probe.MatchAny(pats, p.Provider, p.Name) {
 			continue
 		}
 		s.probe = p
-		if live != nil {
-			s.live = live(p)
-		}
 		if err := out.write(s); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
@@ -72,7 +73,7 @@ func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []probespec.Sp
 				buf = buf[:0]
 				for j := i * chunkSites; j < min((i+1)*chunkSites, len(f.Sites)); j++ {
 					p := &f.Sites[j]
-					if !matchAny(pats, p.Provider, p.Name) {
+					if !probe.MatchAny(pats, p.Provider, p.Name) {
 						continue
 					}
 					s.probe = p

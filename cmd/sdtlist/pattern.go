@@ -58,17 +58,3 @@ func resolveFile(name string) (string, error) {
 	}
 	return probespec.Resolve(name)
 }
-
-// matchAny reports whether a probe passes the filters: all probes pass
-// when there are none.
-func matchAny(pats []probespec.Spec, provider, name string) bool {
-	if len(pats) == 0 {
-		return true
-	}
-	for _, p := range pats {
-		if p.Match(provider, name) {
-			return true
-		}
-	}
-	return false
-}

@@ -19,10 +19,13 @@ func (t *table) write(s *site) error {
 	p := s.probe
 	r := sitetable.Row{File: s.file, Provider: p.Provider, Name: p.Name, PC: p.PC, Semaphore: p.Semaphore, HasSemaphore: p.HasSemaphore()}
 	if l := s.live; l != nil {
-		r.PID, r.PC, r.Semaphore = l.pid, l.addr, l.semaphoreAddr
-		r.SemaphoreValue, r.SemaphoreErr = uint64(l.semaphoreValue), l.semaphoreErr != nil
-		r.Armed, r.ArmedErr, r.Orphaned = l.armed, l.armedErr != nil, l.orphaned
-		if l.hook {
+		// Run-time addresses, 0 where not known.
+		r.PID, r.PC, r.Semaphore = l.Object.Pid, l.Addr, 0
+		if sem := l.Semaphore; sem != nil {
+			r.Semaphore, r.SemaphoreValue, r.SemaphoreErr = sem.Addr, uint64(sem.Value), sem.Err != nil
+		}
+		r.Armed, r.ArmedErr, r.Orphaned = l.Armed, l.ArmedErr != nil, l.Orphaned
+		if l.Hook {
 			r.Provider = "-"
 		}
 	}

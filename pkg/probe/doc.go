@@ -22,5 +22,8 @@
 //
 // Mapped walks the objects a process maps and reads the probe sites of
 // each ELF file among them; it is how every sdtkit tool looks into a
-// process.
+// process. Live lists those sites as sdtlist -p does, each with its state
+// in the process (process.SiteReader: armed or not, the semaphore's
+// address and value) and the uprobes that own an armed one, and the
+// dynamic loader's hook once a tracer has patched it.
 package probe

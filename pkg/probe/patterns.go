@@ -22,11 +22,15 @@ func NewPatternCheck(pats ...probespec.Spec) *PatternCheck {
 }
 
 // Add records the probe sites of one file the patterns were applied to.
+// The sites of one file may come in parts, added one after the other,
+// such as the members of an archive added with its name.
 func (m *PatternCheck) Add(file string, sites []stapsdt.Site) {
 	if len(m.pats) == 0 {
 		return
 	}
-	m.files = append(m.files, file)
+	if len(m.files) == 0 || m.files[len(m.files)-1] != file {
+		m.files = append(m.files, file)
+	}
 	for i := range sites {
 		p := &sites[i]
 		k := [2]string{p.Provider, p.Name}
@@ -60,3 +64,17 @@ func (m *PatternCheck) Errs() []error {
 
 // Files returns the number of files added.
 func (m *PatternCheck) Files() int { return len(m.files) }
+
+// MatchAny reports whether the probe provider:name matches one of pats;
+// every probe does when there are none.
+func MatchAny(pats []probespec.Spec, provider, name string) bool {
+	if len(pats) == 0 {
+		return true
+	}
+	for _, p := range pats {
+		if p.Match(provider, name) {
+			return true
+		}
+	}
+	return false
+}

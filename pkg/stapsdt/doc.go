@@ -32,7 +32,8 @@
 // OpenArchive lists its members, and Archive.File reads each as Open
 // reads a file, naming it ARCHIVE(MEMBER) as binutils does. GNU's and
 // BSD's long member names are read; thin archives, which only name
-// their members' files, are refused (ErrThinArchive).
+// their members' files, are refused (ErrThinArchive). Files reads a file
+// or, for an archive, each of its members, for a caller that takes both.
 //
 // Decoding the argument string is the job of package argspec.
 package stapsdt

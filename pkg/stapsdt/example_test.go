@@ -36,3 +36,23 @@ func ExampleSite_HasSemaphore() {
 	// Output:
 	// demo:start is enabled through the counter at file offset 0x3020
 }
+
+// Files reads a file, or each member of a static library, as readelf -n
+// lists them; an error does not end the loop.
+func ExampleFiles() {
+	for nf, err := range stapsdt.Files("testdata/demo") {
+		if err != nil {
+			log.Print(err)
+		}
+		if nf == nil {
+			continue
+		}
+		for _, p := range nf.File.Sites {
+			fmt.Printf("%s: %s:%s at file offset %#x\n", nf.Name, p.Provider, p.Name, p.PCOffset)
+		}
+	}
+	// Output:
+	// testdata/demo: demo:start at file offset 0x10a8
+	// testdata/demo: demo:tick at file offset 0x10c0
+	// testdata/demo: demo:tick at file offset 0x10fe
+}
