@@ -582,7 +582,10 @@ completes whatever signal comes. A keeper killed while the kernel makes
 its uprobes can leave sites armed and semaphores raised in the processes
 the kernel had reached: it journals each file's sites in
 /run/sdtkit/uprobes before it attaches them, and sdtrepair -p PID
-restores the sites and lowers the semaphores they raised. As root, the
+restores the sites and lowers the semaphores they raised. Killed
+together with sdtattach -c or -f, the guard that lets run on the
+processes stopped in the dynamic loader can leave one stopped: its
+journal names what it guards, and sdtrepair -p PID sends it SIGCONT. As root, the
 keepers are passed over by the OOM killer. The tracefs backend's keeper holds
 perf events, which a kill of it while it opens or closes them can leave
 the same way; it journals its sites too, and sdtrepair also removes the

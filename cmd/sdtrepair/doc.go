@@ -72,6 +72,17 @@ the kernel shows. Once sure that no such tracer runs, lower it with
 sdtsema -p PID --dec PROVIDER:NAME. A semaphore left raised costs the
 process the is-enabled code of its probes, not its correctness.
 
+sdtattach -c and -f stop the processes they follow in the dynamic
+loader after each dlopen, and a guard process lets them run on should
+sdtattach die meanwhile; the guard records what it guards in
+/run/sdtkit/uprobes. A process left stopped by both being killed,
+which a guard that is gone recorded, is sent SIGCONT (when no
+PROVIDER:NAME is given), one line:
+
+	pid        the process
+	guard      the pid of the guard that is gone
+	continued  true, or false with -n
+
 Sdtattach itself never leaves a process patched: its uprobes are made and
 removed by a keeper process that none of its signals reach. What a
 keeper killed itself can leave is in sdtattach's documentation. The

@@ -38,6 +38,14 @@ type holdLine struct {
 	Undone        bool   `json:"undone"`
 }
 
+// continuedLine is the JSON object of a process a stop guard that is
+// gone left stopped; doc.go specifies it.
+type continuedLine struct {
+	PID       int  `json:"pid"`
+	Guard     int  `json:"guard"`
+	Continued bool `json:"continued"`
+}
+
 func run(args []string, stdout, stderr io.Writer) error {
 	c, err := parseArgs(args, stderr)
 	if err != nil {
@@ -75,6 +83,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 			l.Hook = "loader"
 		}
 		if err := enc.Encode(&l); err != nil {
+			return err
+		}
+	}
+	for _, c := range rep.Continued {
+		if !c.Done {
+			left++
+		}
+		if err := enc.Encode(&continuedLine{PID: c.PID, Guard: c.Guard, Continued: c.Done}); err != nil {
 			return err
 		}
 	}

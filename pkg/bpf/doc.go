@@ -112,6 +112,10 @@
 //     the kernel completes from a worker of its own. Without them, a
 //     guard killed while it closes the link can leave the loader's hook
 //     patched, which sdtrepair restores.
+//   - A Stopper's guard killed with the tracer: a process stopped then
+//     stays stopped, the guard and the tracer being the two that could
+//     let it run on. The guard journals what it guards, and sdtrepair
+//     sends it SIGCONT.
 //
 // The OOM killer does not choose a keeper (its oom_score_adj is -1000).
 //

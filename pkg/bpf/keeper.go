@@ -7,13 +7,17 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/internal/selfexec"
 	"github.com/sdtkit/sdtkit/pkg/journal"
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 // The keeper is a child process, this same executable run again, that
@@ -79,10 +83,13 @@ func init() {
 
 // A keeperRequest is an attach, or a detach of everything.
 type keeperRequest struct {
-	// Detach has the keeper exit, with no reply and no process
-	// continued: the tracer waits for its exit, or is done.
+	// Detach has a keeper exit, with no reply: the tracer waits for its
+	// exit. A stop guard lets its link go and replies.
 	Detach bool
-	Attach attachRequest
+	// Continued tells a stop guard, after Detach, that the tracer let
+	// run on every process it saw stopped: the guard exits.
+	Continued bool
+	Attach    attachRequest
 }
 
 // A keeperReply is the keeper's answer: an error, or none.
@@ -239,10 +246,25 @@ func (k *keeper) close() error {
 	return nil
 }
 
-// abandon has the keeper let the links go without waiting for it.
+// abandon has the keeper let the links go without waiting for it, and a
+// stop guard continue nothing: no process it stopped is left.
 func (k *keeper) abandon() {
 	k.enc.Encode(&keeperRequest{Detach: true})
+	k.enc.Encode(&keeperRequest{Continued: true})
 	k.conn.Close()
+}
+
+// detachGuard has a stop guard let its link go, and returns once it has:
+// no thread stops from then on.
+func (k *keeper) detachGuard() error {
+	return k.call(&keeperRequest{Detach: true})
+}
+
+// continued tells a stop guard that every process it stopped was let run
+// on, and waits for it to exit.
+func (k *keeper) continued() error {
+	k.enc.Encode(&keeperRequest{Continued: true})
+	return k.close()
 }
 
 // serveKeeper is the keeper, a stop guard when guard is not "": it
@@ -271,36 +293,98 @@ func serveKeeper(guard string) int {
 	s := &keeperState{links: localLinks{prog: prog}}
 	s.journal, _ = journal.NewJournal()
 	defer s.forget()
+	if guard != "" && s.journal != nil {
+		s.journal.Guard(guarded(guard))
+	}
 	enc, dec := gob.NewEncoder(conn), gob.NewDecoder(conn)
+	detached := false
 	for {
 		var req keeperRequest
 		if err := dec.Decode(&req); err != nil {
 			break // the tracer is gone
 		}
-		if req.Detach {
+		switch {
+		case req.Continued:
+			return 0
+		case req.Detach && guard == "":
 			return 0 // the tracer waits for the exit
-		}
-		if enc.Encode(replyTo(s.attach(&req.Attach))) != nil {
-			break
+		case req.Detach:
+			// No thread stops once the reply is sent; the tracer
+			// then lets run on those stopped before, and says so.
+			detached = true
+			if enc.Encode(replyTo(s.links.detach())) != nil {
+				return guardGone(guard, s, detached)
+			}
+		default:
+			if enc.Encode(replyTo(s.attach(&req.Attach))) != nil {
+				return guardGone(guard, s, detached)
+			}
 		}
 	}
+	return guardGone(guard, s, detached)
+}
+
+// guardGone is what a keeper does once its tracer is gone: a plain
+// keeper exits, which lets its links go; a stop guard lets its link go
+// unless detached, and lets the processes it guards run on, whose stops
+// the tracer may not have. It returns the exit status.
+func guardGone(guard string, s *keeperState, detached bool) int {
 	if guard == "" {
 		return 0
 	}
-	if info, err := prog.Info(); err == nil {
-		if id, ok := info.ID(); ok {
-			s.id = id
+	status := 0
+	if !detached {
+		if info, err := s.links.prog.Info(); err == nil {
+			if id, ok := info.ID(); ok {
+				s.id = id
+			}
 		}
-	}
-	if err := s.letGo(); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", selfexec.Name, err)
-		return 1
+		// Stopped processes are let run on at the latest after
+		// stopWait, the kernel's release still going on, and once
+		// more when it is done: a thread that hits the uprobe
+		// meanwhile stops again.
+		released := make(chan error, 1)
+		go func() { released <- s.letGo() }()
+		select {
+		case err := <-released:
+			released <- err
+		case <-time.After(stopWait):
+			continueGuarded(guard)
+		}
+		if err := <-released; err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", selfexec.Name, err)
+			status = 1
+		}
 	}
 	if err := continueGuarded(guard); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", selfexec.Name, err)
-		return 1
+		status = 1
 	}
-	return 0
+	return status
+}
+
+// stopWait bounds how long a stop guard whose tracer is gone keeps the
+// processes it guards stopped while the kernel releases its uprobe.
+const stopWait = time.Second
+
+// guarded returns what a stop guard of guard, a cgroup directory or "-"
+// for the process of its pidfd, guards, as its journal records it.
+func guarded(guard string) journal.Guarded {
+	if guard != "-" {
+		return journal.Guarded{Cgroup: guard}
+	}
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(guardPidfdFD))
+	if err != nil {
+		return journal.Guarded{}
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pid:"); ok {
+			pid, _ := strconv.Atoi(strings.TrimSpace(v))
+			start, _ := process.StartTime(pid)
+			return journal.Guarded{PID: pid, Start: start}
+		}
+	}
+	return journal.Guarded{}
 }
 
 // keeperState is what a keeper holds.
@@ -321,7 +405,12 @@ func (s *keeperState) attach(req *attachRequest) error {
 				Offsets: req.Offsets, RefCtrOffsets: req.RefCtrOffsets})
 		}
 	}
-	return s.links.attach(req)
+	err := s.links.attach(req)
+	if s.journal != nil {
+		// Made, or rolled back by a process that lives on.
+		s.journal.Attached()
+	}
+	return err
 }
 
 // forget removes the journal, once no more uprobe can be made: those

@@ -20,10 +20,11 @@ import (
 // _dl_debug_state so, after dlopen has mapped a library and before the
 // library runs, to attach to its probes.
 type Stopper struct {
-	objs   stopObjects
-	rd     *ringbuf.Reader
-	guard  *keeper // makes, holds and lets go the uprobe
-	exited <-chan struct{}
+	objs     stopObjects
+	rd       *ringbuf.Reader
+	guard    *keeper // makes, holds and lets go the uprobe
+	exited   <-chan struct{}
+	detached bool
 }
 
 // StopperOptions say whose threads a Stopper stops.
@@ -147,11 +148,8 @@ func (s *Stopper) Read() (Stop, error) {
 func (s *Stopper) Detach() error {
 	var err error
 	if s.guard != nil {
-		err = s.guard.detach()
-		if cerr := s.guard.close(); err == nil {
-			err = cerr
-		}
-		s.guard = nil
+		err = s.guard.detachGuard()
+		s.detached = true
 	}
 	// Read returns what is in the ring, then ErrFlushed.
 	if ferr := s.rd.Flush(); err == nil {
@@ -178,11 +176,18 @@ func (s *Stopper) Abandon() {
 	s.rd.Flush()
 }
 
-// Close detaches the uprobe; a Read in progress returns ErrClosed.
+// Close detaches the uprobe; a Read in progress returns ErrClosed. After
+// Detach, it tells the guard that every stop Read returned was let run
+// on: should this process die between the two, the guard lets the
+// processes it guards run on.
 func (s *Stopper) Close() error {
 	var errs []error
 	if s.guard != nil {
-		errs = append(errs, s.guard.close())
+		if s.detached {
+			errs = append(errs, s.guard.continued())
+		} else {
+			errs = append(errs, s.guard.close())
+		}
 		s.guard = nil
 	}
 	if s.rd != nil {

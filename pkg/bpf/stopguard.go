@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 // continueStopped sends SIGCONT to the processes of the cgroup at dir
@@ -24,7 +26,7 @@ func continueStopped(dir string) error {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		pid, err := strconv.Atoi(strings.TrimSpace(sc.Text()))
-		if err != nil || !stopped(pid) {
+		if err != nil || !process.Stopped(pid) {
 			continue
 		}
 		if err := unix.Kill(pid, unix.SIGCONT); err != nil && !errors.Is(err, unix.ESRCH) {
@@ -34,24 +36,3 @@ func continueStopped(dir string) error {
 	return errors.Join(append(errs, sc.Err())...)
 }
 
-// stopped reports whether a thread of process pid is stopped by a
-// signal: not only the main thread, which may have exited (a zombie
-// while the others run, or wait stopped).
-func stopped(pid int) bool {
-	task := "/proc/" + strconv.Itoa(pid) + "/task"
-	ents, err := os.ReadDir(task)
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(task, e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) && s[i+2] == 'T' {
-			return true
-		}
-	}
-	return false
-}

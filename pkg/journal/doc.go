@@ -12,6 +12,13 @@
 // which of the orphaned sites it finds were such a process's, and that
 // each raised its semaphore once.
 //
-// Records live in Dir, one JSON file per process, written whole through
-// a rename, removed once the process has let its uprobes go.
+// Only the uprobes being made are recorded: once made, a process that
+// holds them by descriptor lets them go as it exits, which no signal
+// interrupts. A stop guard records the processes it guards, which a
+// repair lets run on should the guard and its tracer both be killed
+// while one is stopped.
+//
+// Records live in Dir, one JSON file per process, named after its pid
+// and start time, written whole through a rename, removed once the
+// process has nothing to record.
 package journal

@@ -51,3 +51,66 @@ func TestJournal(t *testing.T) {
 		t.Errorf("record after Remove: %v, want none", err)
 	}
 }
+
+// TestJournalAttached checks that uprobes made leave no record, that a
+// guard's record stays until Remove, and that a process given a pid of
+// one gone does not overwrite its record.
+func TestJournalAttached(t *testing.T) {
+	Dir = t.TempDir()
+	j, err := NewJournal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The record of a process gone that had this pid.
+	gone := journalFile{Attacher: os.Getpid(), AttacherStart: j.rec.AttacherStart - 1, Uprobes: []Planned{{Path: "/old", Offsets: []uint64{1}}}}
+	b, _ := json.Marshal(&gone)
+	if err := os.WriteFile(filepath.Join(Dir, "x.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Add(Planned{Path: "/bin/prog", Offsets: []uint64{0x10}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Attached(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(j.path); !os.IsNotExist(err) {
+		t.Errorf("record once attached: %v, want none", err)
+	}
+	g := Guarded{PID: 42, Start: 7}
+	if err := j.Guard(g); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Add(Planned{Path: "/lib/ld.so", Offsets: []uint64{0x20}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Attached(); err != nil {
+		t.Fatal(err)
+	}
+	// As a repair sees it should this process die now.
+	j.rec.AttacherStart++
+	if err := j.save(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Lefts()
+	if err != nil || len(l) != 2 {
+		t.Fatalf("Lefts() = %+v, %v, want 2", l, err)
+	}
+	var guards, uprobes int
+	for _, x := range l {
+		if x.Guard != nil && *x.Guard == g && len(x.Uprobes) == 0 {
+			guards++
+		}
+		if x.Guard == nil && len(x.Uprobes) == 1 && x.Uprobes[0].Path == "/old" {
+			uprobes++
+		}
+	}
+	if guards != 1 || uprobes != 1 {
+		t.Errorf("Lefts() = %+v, want the guard alone and the old record's uprobes", l)
+	}
+	if err := j.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(j.path); !os.IsNotExist(err) {
+		t.Errorf("record after Remove: %v, want none", err)
+	}
+}

@@ -49,6 +49,9 @@ type Report struct {
 	// RemovedGroups are the tracefs groups of uprobe events removed,
 	// left by a sdtattach that is gone (see tracefs.RemoveStale).
 	RemovedGroups []string
+	// Continued is the process, when a stop guard that is gone left it
+	// stopped.
+	Continued []Continued
 }
 
 // listUprobes lists the uprobes of the system; tests replace it.
@@ -102,6 +105,11 @@ func Process(pid int, opts *Options) (*Report, error) {
 	held, err := undoHolds(pid, &o, rep, sems)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	if o.Match == nil {
+		if err := continueLeft(pid, &o, rep); err != nil {
+			errs = append(errs, fmt.Errorf("stop guards gone: %w", err))
+		}
 	}
 	if len(cands) == 0 && !anyRaised(sems) {
 		return rep, errors.Join(errs...)

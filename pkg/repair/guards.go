@@ -1,0 +1,91 @@
+package repair
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/pkg/journal"
+	"github.com/sdtkit/sdtkit/pkg/process"
+)
+
+// A Continued is a process a stop guard left stopped: sdtattach stops a
+// process it follows in the dynamic loader after each dlopen, and its
+// guard lets it run on should sdtattach die meanwhile, but not if both
+// are killed. Such a process, when stopped, is sent SIGCONT.
+type Continued struct {
+	PID   int
+	Guard int  // the pid of the guard, gone
+	Done  bool // false with Options.DryRun
+}
+
+// continueLeft lets process pid run on when it is stopped and a stop
+// guard that is gone guarded it (package journal), adding it to
+// rep.Continued.
+func continueLeft(pid int, o *Options, rep *Report) error {
+	if !process.Stopped(pid) {
+		return nil
+	}
+	lefts, err := journal.Lefts()
+	if err != nil {
+		return err
+	}
+	for i := range lefts {
+		l := &lefts[i]
+		if l.Guard == nil || !guards(l.Guard, pid) {
+			continue
+		}
+		c := Continued{PID: pid, Guard: l.Attacher}
+		if !o.DryRun {
+			if err := unix.Kill(pid, unix.SIGCONT); err != nil {
+				return fmt.Errorf("process %d: continue: %w", pid, err)
+			}
+			c.Done = true
+			if l.Guard.Cgroup == "" {
+				// The process guarded alone; a cgroup's others may
+				// still be stopped.
+				l.Remove()
+			}
+		}
+		rep.Continued = append(rep.Continued, c)
+		return nil
+	}
+	return nil
+}
+
+// guards reports whether g guards process pid: it is the process, as
+// its start time tells, or it is in the cgroup.
+func guards(g *journal.Guarded, pid int) bool {
+	if g.Cgroup == "" {
+		start, err := process.StartTime(pid)
+		return g.PID == pid && err == nil && start == g.Start
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return false
+	}
+	// The cgroup v2 line, 0::/PATH, names the directory below the
+	// hierarchy's mount.
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if path, ok := bytes.CutPrefix(line, []byte("0::")); ok {
+			return len(path) > 1 && samePath(g.Cgroup, string(path))
+		}
+	}
+	return false
+}
+
+// samePath reports whether the cgroup directory dir is the one at path
+// below the hierarchy's mount, where package launch makes them.
+func samePath(dir, path string) bool {
+	dir = filepath.Clean(dir)
+	for _, root := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		if dir == filepath.Join(root, path) {
+			return true
+		}
+	}
+	return false
+}

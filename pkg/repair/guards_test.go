@@ -1,0 +1,93 @@
+package repair
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/journal"
+	"github.com/sdtkit/sdtkit/pkg/process"
+)
+
+// TestContinueLeft checks that a stopped process that a stop guard gone
+// guarded is let run on, and its record removed; that -n only reports
+// it; and that one another process guarded, or a running one, is left
+// alone.
+func TestContinueLeft(t *testing.T) {
+	journal.Dir = t.TempDir()
+	cmd := exec.Command("sleep", "10")
+	if err := cmd.Start(); err != nil {
+		t.Skip("requires sleep:", err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := cmd.Process.Pid
+	start, err := process.StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(name string, g journal.Guarded) string {
+		// Of an attacher that is gone: no process started at 1.
+		b, _ := json.Marshal(map[string]any{"attacher": os.Getpid(), "attacher_start": 1, "guard": g})
+		path := filepath.Join(journal.Dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	other := record("other.json", journal.Guarded{PID: pid, Start: start + 1})
+	rep := &Report{}
+	if err := continueLeft(pid, &Options{}, rep); err != nil || len(rep.Continued) != 0 {
+		t.Fatalf("running: continueLeft = %v, %+v, want nothing", err, rep.Continued)
+	}
+	syscall.Kill(pid, syscall.SIGSTOP)
+	for deadline := time.Now().Add(5 * time.Second); !process.Stopped(pid); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not stopped")
+		}
+	}
+	if err := continueLeft(pid, &Options{}, rep); err != nil || len(rep.Continued) != 0 {
+		t.Fatalf("another process guarded: continueLeft = %v, %+v, want nothing", err, rep.Continued)
+	}
+	mine := record("mine.json", journal.Guarded{PID: pid, Start: start})
+	if err := continueLeft(pid, &Options{DryRun: true}, rep); err != nil || len(rep.Continued) != 1 || rep.Continued[0].Done {
+		t.Fatalf("-n: continueLeft = %v, %+v, want it reported, not done", err, rep.Continued)
+	}
+	if !process.Stopped(pid) {
+		t.Fatal("-n continued the process")
+	}
+	rep = &Report{}
+	if err := continueLeft(pid, &Options{}, rep); err != nil || len(rep.Continued) != 1 || !rep.Continued[0].Done {
+		t.Fatalf("continueLeft = %v, %+v, want it continued", err, rep.Continued)
+	}
+	for deadline := time.Now().Add(5 * time.Second); process.Stopped(pid); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("still stopped")
+		}
+	}
+	if _, err := os.Stat(mine); !os.IsNotExist(err) {
+		t.Errorf("the record of the guard after the repair: %v, want it removed", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the record of another process's guard: %v, want it kept", err)
+	}
+}
+
+func TestSamePath(t *testing.T) {
+	for _, tt := range []struct {
+		dir, path string
+		want      bool
+	}{
+		{"/sys/fs/cgroup/sdtattach-1-2-3", "/sdtattach-1-2-3", true},
+		{"/sys/fs/cgroup/unified/a/b", "/a/b", true},
+		{"/sys/fs/cgroup/a/b", "/b", false},
+		{"/sys/fs/cgroup/a", "/b", false},
+	} {
+		if got := samePath(tt.dir, tt.path); got != tt.want {
+			t.Errorf("samePath(%q, %q) = %v, want %v", tt.dir, tt.path, got, tt.want)
+		}
+	}
+}
