@@ -1,6 +1,7 @@
 package process
 
 import (
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestWatchExit(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command("sleep", "0.3")
+			cmd := exec.Command("sleep", "10")
 			if err := cmd.Start(); err != nil {
 				t.Skip("requires sleep:", err)
 			}
@@ -33,9 +34,10 @@ func TestWatchExit(t *testing.T) {
 			select {
 			case <-exited:
 				t.Fatal("exited while it runs")
-			case <-time.After(100 * time.Millisecond):
+			case <-time.After(300 * time.Millisecond):
 			}
 			// Not reaped: a zombie has exited.
+			cmd.Process.Signal(os.Kill)
 			select {
 			case <-exited:
 			case <-time.After(5 * time.Second):
