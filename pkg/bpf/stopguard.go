@@ -35,4 +35,3 @@ func continueStopped(dir string) error {
 	}
 	return errors.Join(append(errs, sc.Err())...)
 }
-
