@@ -32,6 +32,10 @@ func TestExamples(t *testing.T) {
 	}{
 		{"Example", Example, "demo:tick 1\ndemo:tick -1\ndemo:tick 2\ndemo:tick -2\n"},
 		{"Example_pid", Example_pid, "demo:tick 3 events\nexited; 0 lost\n"},
+		{"Example_count", Example_count, "demo:tick 4 hits\ndemo:tick 4 hits\n"},
+		{"Example_latency", Example_latency, "1 pair, 5 ENDs unmatched\n"},
+		{"Example_command", Example_command, "demo:start 2\nexit status 0 <nil>\n"},
+		{"Example_tracefs", Example_tracefs, "demo:tick 1\ndemo:tick -1\n"},
 	} {
 		if got := captureStdout(t, tt.f); got != tt.want {
 			t.Errorf("%s printed %q, want %q", tt.name, got, tt.want)
