@@ -91,43 +91,27 @@ func removeCgroup(cg *launch.Cgroup, logger *log.Logger) {
 	}
 }
 
-// endCommand waits for the command once the trace has ended, and
-// returns the error of the trace or else its exit status. A command
-// that never ran (attaching failed) is killed. One that still runs (a
-// signal, -n or -d ended the trace) gets SIGTERM, as bpftrace -c sends
-// it, and SIGKILL on a further signal to sdtattach. With the cgroup of
-// -f, every process left in it gets them, and endCommand waits for all.
+// endCommand ends the command once the trace has ended (launch.End: a
+// command that never ran is killed, one that runs gets SIGTERM, and
+// SIGKILL on a further signal to sdtattach, and with -f every process
+// left in its cgroup), and returns the error of the trace or else the
+// command's exit status.
 func endCommand(cmd *launch.Command, cg *launch.Cgroup, traceErr error, sigs <-chan os.Signal, logger *log.Logger) error {
-	if !cmd.Released() {
-		cmd.Kill()
-		return traceErr
-	}
-	if cg != nil {
-		endCgroup(cg, sigs, logger)
-	}
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(exited)
-	}()
+	// The signal that ended the trace is not a further one.
 	select {
-	case <-exited:
+	case <-sigs:
 	default:
-		// The signal that ended the trace is not a second one.
-		select {
-		case <-sigs:
-		default:
-		}
-		cmd.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-sigs:
-			logger.Printf("-c: killing process %d", cmd.Pid)
-			cmd.Signal(syscall.SIGKILL)
-			<-exited
-		}
 	}
-	status, err := cmd.Wait()
+	again := make(chan struct{})
+	go func() {
+		<-sigs
+		close(again)
+	}()
+	flag := "-c"
+	if cg != nil {
+		flag = "-f"
+	}
+	status, err := cmd.End(cg, again, func(err error) { logger.Printf("%s: %v", flag, err) })
 	switch {
 	case traceErr != nil:
 		return traceErr
@@ -137,34 +121,6 @@ func endCommand(cmd *launch.Command, cg *launch.Cgroup, traceErr error, sigs <-c
 		return cli.ExitStatus(status)
 	}
 	return nil
-}
-
-// endCgroup sends SIGTERM to the processes left in the cgroup of -f,
-// when the trace ended before them, and waits until none is left; a
-// further signal to sdtattach kills them all.
-func endCgroup(cg *launch.Cgroup, sigs <-chan os.Signal, logger *log.Logger) {
-	select {
-	case <-cg.Emptied():
-		return
-	default:
-	}
-	// The signal that ended the trace is not a second one.
-	select {
-	case <-sigs:
-	default:
-	}
-	if err := cg.Signal(syscall.SIGTERM); err != nil {
-		logger.Printf("-f: %v", err)
-	}
-	select {
-	case <-cg.Emptied():
-	case <-sigs:
-		logger.Printf("-f: killing the processes of %s", cg.Path)
-		if err := cg.Kill(); err != nil {
-			logger.Printf("-f: %v", err)
-		}
-		<-cg.Emptied()
-	}
 }
 
 // checkCommand checks the flags that go with -c; the error is the
