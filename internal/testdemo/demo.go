@@ -9,12 +9,17 @@
 package testdemo
 
 import (
+	"bytes"
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // Source is the path of the fixture in the source tree.
@@ -60,4 +65,54 @@ func Main(m *testing.M, path *string) {
 	code := m.Run()
 	os.RemoveAll(filepath.Dir(p))
 	os.Exit(code)
+}
+
+// RunPrivateLoader runs the program exe, with args, through a private
+// copy of its dynamic loader, which no other test's tracer patches, until
+// the end of the test, and returns its pid once it maps exe and sleeps.
+// It skips the test when the loader cannot be copied.
+func RunPrivateLoader(t testing.TB, exe string, args ...string) int {
+	t.Helper()
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var interp string
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b, _ := io.ReadAll(p.Open())
+			interp = string(bytes.TrimRight(b, "\x00"))
+		}
+	}
+	f.Close()
+	ld := filepath.Join(t.TempDir(), "ld.so")
+	b, err := os.ReadFile(interp)
+	if err == nil {
+		err = os.WriteFile(ld, b, 0o755)
+	}
+	if err != nil {
+		t.Skipf("requires the loader %q of %s: %v", interp, exe, err)
+	}
+	cmd := exec.Command(ld, append([]string{exe}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc := "/proc/" + strconv.Itoa(cmd.Process.Pid)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		maps, _ := os.ReadFile(proc + "/maps")
+		status, _ := os.ReadFile(proc + "/status")
+		if bytes.Contains(maps, []byte(" "+real+"\n")) && bytes.Contains(status, []byte("State:\tS")) {
+			return cmd.Process.Pid
+		}
+	}
+	t.Fatalf("%s did not start in 10 s", exe)
+	return 0
 }

@@ -274,9 +274,11 @@ func (k *keeper) continued() error {
 // The links go with the process: the kernel closes its descriptors as it
 // exits, when no signal can interrupt the uprobes' removal any more (a
 // process that exits drops every signal sent to it, SIGKILL included).
-// A close(2) of a link, which a SIGKILL can interrupt half way, is never
-// made, but by a stop guard whose tracer is gone where it could not pin
-// the link: it must see the uprobe gone before it sends SIGCONT.
+// A close(2) of a link, which a SIGKILL can interrupt half way, is made
+// by a stop guard alone, which must see its uprobe gone before it lets a
+// process run on: when told to detach (the tracer then lets run on the
+// stops it read, and says so), and when its tracer is gone where it
+// could not pin the link (see letGo).
 func serveKeeper(guard string) int {
 	selfexec.Serve()
 	f := os.NewFile(keeperFD, "keeper")

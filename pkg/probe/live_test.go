@@ -1,20 +1,14 @@
 package probe
 
 import (
-	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
@@ -34,7 +28,7 @@ func TestLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := startDemo(t, exe)
+	pid := testdemo.RunPrivateLoader(t, exe, "0", "1000000")
 	mem, err := process.OpenMem(pid, true)
 	if err != nil {
 		t.Skipf("requires the right to write the memory of a child: %v", err)
@@ -165,53 +159,6 @@ func line(s *LiveSite) string {
 		b.WriteString(" (hook)")
 	}
 	return b.String()
-}
-
-// startDemo runs exe through a private copy of its dynamic loader until
-// the end of the test, and returns its pid once it sleeps after its first
-// tick.
-func startDemo(t *testing.T, exe string) int {
-	t.Helper()
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var interp string
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			b, _ := io.ReadAll(p.Open())
-			interp = string(bytes.TrimRight(b, "\x00"))
-		}
-	}
-	f.Close()
-	ld := filepath.Join(t.TempDir(), "ld.so")
-	b, err := os.ReadFile(interp)
-	if err == nil {
-		err = os.WriteFile(ld, b, 0o755)
-	}
-	if err != nil {
-		t.Skipf("requires the demo's loader %s: %v", interp, err)
-	}
-	cmd := exec.Command(ld, exe, "0", "1000000")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	pid := cmd.Process.Pid
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		maps, _ := process.ReadMaps(pid)
-		for _, m := range maps {
-			if m.Path == exe && strings.Contains(string(status), "State:\tS") {
-				return pid
-			}
-		}
-	}
-	t.Fatal("the demo did not start in 10s")
-	return 0
 }
 
 // objectOf returns the object of process pid that is the file path.

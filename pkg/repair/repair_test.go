@@ -1,20 +1,13 @@
 package repair
 
 import (
-	"bytes"
-	"debug/elf"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -48,7 +41,7 @@ func TestProcess(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo is x86-64), not %s", runtime.GOARCH)
 	}
-	pid := startDemo(t)
+	pid := testdemo.RunPrivateLoader(t, demo, "0", "1000000")
 	start, tick, hook := demoSites(t, pid)
 	all := []liveSite{start, tick, hook}
 	mem, err := process.OpenMem(pid, true)
@@ -163,7 +156,7 @@ func TestProcessHookFields(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo is x86-64), not %s", runtime.GOARCH)
 	}
-	pid := startDemo(t)
+	pid := testdemo.RunPrivateLoader(t, demo, "0", "1000000")
 	_, _, hook := demoSites(t, pid)
 	mem, err := process.OpenMem(pid, true)
 	if err != nil {
@@ -182,56 +175,6 @@ func TestProcessHookFields(t *testing.T) {
 	if !reflect.DeepEqual(rep.Sites, want) {
 		t.Errorf("Process(demo) sites = %+v, want %+v", rep.Sites, want)
 	}
-}
-
-// startDemo runs the demo through a private copy of its dynamic loader,
-// which no other test's tracer patches either, until the end of the test,
-// and returns its pid once it sleeps after its first tick.
-func startDemo(t *testing.T) int {
-	t.Helper()
-	f, err := elf.Open(demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var interp string
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			b, _ := io.ReadAll(p.Open())
-			interp = string(bytes.TrimRight(b, "\x00"))
-		}
-	}
-	f.Close()
-	ld := filepath.Join(t.TempDir(), "ld.so")
-	if err := copyFile(ld, interp); err != nil {
-		t.Skipf("requires the demo's loader %s: %v", interp, err)
-	}
-	cmd := exec.Command(ld, demo, "0", "1000000")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	pid := cmd.Process.Pid
-	real, err := filepath.EvalSymlinks(demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		maps, err := process.ReadMaps(pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-		for _, m := range maps {
-			if m.Path == real && strings.Contains(string(status), "State:\tS") {
-				return pid
-			}
-		}
-	}
-	t.Fatal("the demo did not start in 10s")
-	return 0
 }
 
 // demoSites returns the start site of the demo's process, the tick site
@@ -292,21 +235,4 @@ func read(t *testing.T, mem *process.Mem, addr uint64) byte {
 		t.Fatal(err)
 	}
 	return b[0]
-}
-
-func copyFile(dst, src string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
