@@ -152,7 +152,9 @@ func Holders(pid int) ([]Holder, error) {
 		}
 		h := Holder{Pid: rec.Holder, path: path, rec: rec}
 		hs, err := process.StartTime(rec.Holder)
-		h.Alive = err == nil && hs == rec.HolderStart
+		// A zombie, which its parent has not waited for yet, holds
+		// nothing any more.
+		h.Alive = err == nil && hs == rec.HolderStart && !errors.Is(process.Exists(rec.Holder), process.ErrNoProcess)
 		for _, x := range rec.Holds {
 			if x.Pid == pid && x.Start == start {
 				h.Holds = append(h.Holds, x)
