@@ -1,10 +1,14 @@
 package semaphore
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 // TestHolds records holds on this process, by this process and by one
@@ -66,5 +70,40 @@ func TestHolds(t *testing.T) {
 	// Holds of another process are not this one's.
 	if hs, err := Holders(1); err != nil || len(hs) != 0 {
 		t.Errorf("Holders(1) = %v, %v, want none", hs, err)
+	}
+}
+
+// TestHoldsZombie checks that a holder that has exited but is not waited
+// for yet, a zombie, counts as gone: its holds are to be undone.
+func TestHoldsZombie(t *testing.T) {
+	defer func(d string) { HoldDir = d }(HoldDir)
+	HoldDir = filepath.Join(t.TempDir(), "holds")
+	s := &Semaphore{Pid: os.Getpid(), File: "/x", Provider: "p", Name: "n", Addr: 0x1000, Offset: 0x10}
+	hold, err := NewHold(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "exit 0")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("requires sh: %v", err)
+	}
+	defer cmd.Wait()
+	start, err := process.StartTime(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not waited for: a zombie once it has exited.
+	for deadline := time.Now().Add(5 * time.Second); !errors.Is(process.Exists(cmd.Process.Pid), process.ErrZombie); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no zombie in 5 s")
+		}
+	}
+	rec := holdRecord{Holder: cmd.Process.Pid, HolderStart: start, Holds: []Hold{hold}}
+	if err := writeRecord(filepath.Join(HoldDir, "zombie.json"), &rec); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := Holders(os.Getpid())
+	if err != nil || len(hs) != 1 || hs[0].Alive {
+		t.Errorf("Holders() = %+v, %v, want one holder, gone", hs, err)
 	}
 }
