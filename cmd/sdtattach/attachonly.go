@@ -26,11 +26,11 @@ type attachSummary struct {
 func attachOnly(c *config, stdout io.Writer, plan *attach.Plan, pids <-chan []int) error {
 	s := attachSummary{Probes: len(plan.Probes), Files: []string{}, PIDs: []int{}}
 	for _, a := range plan.Attachments {
-		if len(a.Sites) == 0 {
+		if a.Len() == 0 {
 			continue
 		}
 		s.Files = append(s.Files, a.Target.Name)
-		s.Sites += len(a.Sites)
+		s.Sites += a.Len()
 		s.Semaphores += a.Semaphores()
 	}
 	if c.pid != 0 {
@@ -54,7 +54,7 @@ func attachOnly(c *config, stdout io.Writer, plan *attach.Plan, pids <-chan []in
 func startMappers(ctx context.Context, atts []attach.Attachment) <-chan []int {
 	var ids []process.FileID
 	for _, a := range atts {
-		if len(a.Sites) > 0 {
+		if a.Len() > 0 {
 			ids = append(ids, process.FileID{Dev: a.Target.Dev, Inode: a.Target.Inode})
 		}
 	}

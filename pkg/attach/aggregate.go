@@ -25,12 +25,12 @@ type Aggregation struct {
 	// Of is the value of Hist and Stats: an argument or a
 	// --types field that is a number.
 	Of aggregate.Key
-	// By are the keys to group by, at most bpf.MaxKeyParts: pid, tid,
+	// By are the keys to group by, at most MaxKeyParts: pid, tid,
 	// comm, arguments and fields, numbers or strings.
 	By []aggregate.Key
 	// MaxKeys is the most entries an interval keeps
-	// (bpf.DefaultMaxKeys if 0), and the most STARTs of a latency that
-	// wait for their END; see bpf.Aggregation.
+	// (DefaultMaxKeys if 0), and the most STARTs of a latency that
+	// wait for their END.
 	MaxKeys int
 
 	// Start and End select, for Latency, the probes of the plan
@@ -463,7 +463,7 @@ func (a *Aggregator) Stop() {
 func (a *Aggregator) Stopped() <-chan struct{} { return a.stopping }
 
 // Skipped returns the number of hits that were not counted for another
-// reason than a full map (see bpf.Program.Skipped); 0 in all but
+// reason than a full map (see the Skipped of package bpf's Program); 0 in all but
 // pathological cases.
 func (a *Aggregator) Skipped() uint64 {
 	n := a.src.skipped()

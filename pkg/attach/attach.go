@@ -38,7 +38,7 @@ type Options struct {
 	// descendants, also after they execute other programs. The sites
 	// are then attached without the kernel's pid filter, in every
 	// process that maps their files, and the hits of other cgroups
-	// dropped first thing in the BPF program (see bpf.Options.Cgroup).
+	// dropped first thing in the BPF program (see the Cgroup of package bpf's Options).
 	// PID still says what PROVIDER:NAME resolves against and when the
 	// Tracer stops, unless Done is given.
 	Cgroup uint64
@@ -63,16 +63,16 @@ type Options struct {
 	// it describes; events of those probes carry named fields.
 	Types *Types
 	// StringSize is the most bytes kept of a string argument
-	// (bpf.DefaultStringSize if 0).
+	// (DefaultStringSize if 0).
 	StringSize int
 	// RingSize is the size of the ring buffer in bytes
-	// (bpf.DefaultRingSize if 0); see bpf.Options.
+	// (DefaultRingSize if 0), at most MaxRingSize.
 	RingSize int
 	// FlushInterval bounds how long an event waits before Read returns
 	// it (DefaultFlushInterval if 0).
 	FlushInterval time.Duration
 	// InProcess makes and removes the uprobes from this process rather
-	// than from a keeper process; see bpf.Options.
+	// than from a keeper process; see package bpf.
 	InProcess bool
 	// Filter, when not nil, is evaluated in the kernel on every hit
 	// before anything else: hits that fail it make no event and are not
@@ -323,9 +323,9 @@ func (o *Options) pidFilter() int {
 // prog, which detaches what was attached.
 func (p *Plan) attachTo(prog *bpf.Program) error {
 	for _, a := range p.Attachments {
-		if err := prog.Attach(a.Target.Path, a.Sites); err != nil {
+		if err := prog.Attach(a.Target.Path, a.sites); err != nil {
 			prog.Close()
-			return exitedError(p.opts.PID, attachError(err, hasSemaphores(a.Sites)))
+			return exitedError(p.opts.PID, attachError(err, hasSemaphores(a.sites)))
 		}
 	}
 	if f := p.opts.Attached; f != nil {

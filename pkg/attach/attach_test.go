@@ -40,13 +40,13 @@ func TestResolveTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Attachments) != 1 || len(p.Attachments[0].Sites) != 3 || len(p.Sites) != 3 || len(warnings) > 0 {
+	if len(p.Attachments) != 1 || len(p.Attachments[0].sites) != 3 || len(p.Sites) != 3 || len(warnings) > 0 {
 		t.Fatalf("Resolve = %d attachments, %d sites, warnings %v", len(p.Attachments), len(p.Sites), warnings)
 	}
 	if n := p.Attachments[0].Semaphores(); n != 2 {
 		t.Errorf("%d semaphores, want 2", n)
 	}
-	for i, s := range p.Attachments[0].Sites {
+	for i, s := range p.Attachments[0].sites {
 		if s.RefCtrOffset == 0 {
 			t.Errorf("site %d has no semaphore", i)
 		}

@@ -137,7 +137,7 @@ func (p *Plan) openTracefs() (*tracefsEvents, error) {
 	}
 	sites := make([]tracefs.Site, 0, len(p.Sites))
 	for _, a := range p.Attachments {
-		for _, bs := range a.Sites {
+		for _, bs := range a.sites {
 			s := p.Sites[len(sites)]
 			ts := tracefs.Site{Target: a.Target, Probe: s.Probe, ProbeIndex: s.ProbeIndex, Offset: bs.Offset, Reported: s.Reported}
 			for _, arg := range s.Args {

@@ -348,10 +348,10 @@ func (p *Plan) grow(prog *bpf.Program, probes []*probe.Probe, g grower, pid int,
 	p.mu.Unlock()
 	n := 0
 	for _, a := range atts {
-		next := sites[n : n+len(a.Sites)]
-		n += len(a.Sites)
+		next := sites[n : n+len(a.sites)]
+		n += len(a.sites)
 		g.publish(next)
-		if err := prog.Attach(a.Target.Path, a.Sites); err != nil {
+		if err := prog.Attach(a.Target.Path, a.sites); err != nil {
 			g.unpublish(next)
 			warn(fmt.Errorf("%s: loaded by process %d: %w", a.Target.Name, pid, err))
 			continue

@@ -49,7 +49,7 @@
 //
 // # Events and stopping
 //
-// Read returns one Event at a time: the bpf.Event (time, pid, tid, cpu,
+// Read returns one Event at a time: the hit.Event (time, pid, tid, cpu,
 // comm, arguments) and the Site it came from. Events are never dropped
 // silently: when the ring buffer is full, Lost counts them. Stop
 // detaches every site, which also lowers the semaphores raised for them;
@@ -65,14 +65,14 @@
 // stops the process in the dynamic loader's _dl_debug_state, the
 // function the loader calls for debuggers after each change to its list
 // of objects (r_debug.r_brk), through a uprobe whose BPF program sends
-// the thread SIGSTOP (bpf.Stopper, Linux 5.5). dlopen calls it once the
+// the thread SIGSTOP (package bpf's Stopper, Linux 5.5). dlopen calls it once the
 // library is mapped and relocated, before its constructors run and
 // before dlopen returns. While the process is stopped, the
 // specifications are resolved against the objects it maps that were not
 // read yet (only those are read), their new probes readied (the
 // --filter compiled for each, how it is aggregated; a probe that lacks
 // what they name is left out and given to Options.Warn), their sites
-// attached and added to the plan (room for bpf.DefaultMaxSites more
+// attached and added to the plan (room for 4096 more
 // sites and 1024 more probes is kept), and the process gets SIGCONT.
 // Every call stops the process, also the loader's calls at its start and
 // those of dlclose, for about the time it takes to read the notes of the
@@ -82,7 +82,7 @@
 // WUNTRACED), as it sees a stop by job control; sdtattach -c is the
 // parent of its command. A tracer that dies while the process is
 // stopped does not leave it so: the Stopper's guard process sends it
-// SIGCONT (see bpf.NewStopper).
+// SIGCONT (see package bpf, Stoppers).
 //
 // With Options.Cgroup too, every process of the cgroup is followed so:
 // the uprobe on the loader is attached in every process that maps it,
@@ -125,7 +125,7 @@
 // probe lacks, or a string compared with a number, is a *filter.Error
 // from Resolve that names the probe and the column of the token.
 //
-// The uprobes are made and removed by a keeper process (see bpf.Options):
+// The uprobes are made and removed by a keeper process (see package bpf):
 // a traced process is never left patched, even when the tracer is killed
 // with SIGKILL.
 package attach

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/filter"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -65,8 +66,8 @@ func (p *Plan) Passes(ev *Event) bool {
 	var args [bpf.MaxArgs]filter.HitArg
 	h := filter.Hit{PID: ev.PID, TID: ev.TID, Comm: ev.Comm, Args: args[:0]}
 	for _, a := range ev.Args {
-		ha := filter.HitArg{Num: a.Bits, Signed: a.Kind == bpf.Int, Str: a.Str, Unread: a.Kind == bpf.NotRead}
-		if a.Kind == bpf.String {
+		ha := filter.HitArg{Num: a.Bits, Signed: a.Kind == hit.Int, Str: a.Str, Unread: a.Kind == hit.NotRead}
+		if a.Kind == hit.String {
 			ha.Num = 0
 		}
 		h.Args = append(h.Args, ha)

@@ -13,6 +13,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 )
 
 // An EventSource streams the events of the sites of a plan, following
@@ -89,7 +90,7 @@ type folder struct {
 	done     chan struct{} // closed once src is drained and every event folded
 	readErr  error
 	scratch  []byte
-	partsBuf []bpf.Value
+	partsBuf []hit.Value
 }
 
 // A foldStart is a START waiting for its END.
@@ -225,7 +226,7 @@ func (f *folder) pairHit(ev *Event, pa *probeArgs, probe uint32) {
 
 // parts returns the key's parts of ev, in a buffer reused by the next
 // call.
-func (f *folder) parts(ev *Event, pa *probeArgs) []bpf.Value {
+func (f *folder) parts(ev *Event, pa *probeArgs) []hit.Value {
 	if pa.startOnly() {
 		return nil // no key is read at STARTs
 	}
@@ -237,7 +238,7 @@ func (f *folder) parts(ev *Event, pa *probeArgs) []bpf.Value {
 		}
 		v, ok := f.part(ev, kind, x)
 		if !ok {
-			v = bpf.Value{Kind: bpf.NotRead, Size: 8}
+			v = hit.Value{Kind: hit.NotRead, Size: 8}
 		}
 		f.partsBuf = append(f.partsBuf, v)
 	}
@@ -245,34 +246,34 @@ func (f *folder) parts(ev *Event, pa *probeArgs) []bpf.Value {
 }
 
 // part reads one part of a key, as read_part does.
-func (f *folder) part(ev *Event, kind bpf.PartKind, x bpf.AggArg) (bpf.Value, bool) {
+func (f *folder) part(ev *Event, kind bpf.PartKind, x bpf.AggArg) (hit.Value, bool) {
 	switch kind {
 	case bpf.PartPID:
-		return bpf.Value{Kind: bpf.Uint, Bits: uint64(ev.PID), Size: 8}, true
+		return hit.Value{Kind: hit.Uint, Bits: uint64(ev.PID), Size: 8}, true
 	case bpf.PartTID:
-		return bpf.Value{Kind: bpf.Uint, Bits: uint64(ev.TID), Size: 8}, true
+		return hit.Value{Kind: hit.Uint, Bits: uint64(ev.TID), Size: 8}, true
 	case bpf.PartComm:
-		return bpf.Value{Kind: bpf.String, Str: ev.Comm}, true
+		return hit.Value{Kind: hit.String, Str: ev.Comm}, true
 	}
 	if x.String {
-		if x.Index < 0 || x.Index >= len(ev.Args) || ev.Args[x.Index].Kind != bpf.String {
-			return bpf.Value{}, false
+		if x.Index < 0 || x.Index >= len(ev.Args) || ev.Args[x.Index].Kind != hit.String {
+			return hit.Value{}, false
 		}
 		s := ev.Args[x.Index].Str
 		if len(s) > f.strSize {
 			s = s[:f.strSize]
 		}
-		return bpf.Value{Kind: bpf.String, Str: s}, true
+		return hit.Value{Kind: hit.String, Str: s}, true
 	}
 	v, sign, ok := f.number(ev, x)
 	if !ok {
-		return bpf.Value{}, false
+		return hit.Value{}, false
 	}
-	kind2 := bpf.Uint
+	kind2 := hit.Uint
 	if sign {
-		kind2 = bpf.Int
+		kind2 = hit.Int
 	}
-	return bpf.Value{Kind: kind2, Bits: v, Size: 8}, true
+	return hit.Value{Kind: kind2, Bits: v, Size: 8}, true
 }
 
 // number reads argument x of ev as a number, as read_num does: with the
@@ -283,10 +284,10 @@ func (f *folder) number(ev *Event, x bpf.AggArg) (v uint64, sign, ok bool) {
 	}
 	a := &ev.Args[x.Index]
 	switch a.Kind {
-	case bpf.NotRead, bpf.String:
+	case hit.NotRead, hit.String:
 		return 0, false, false
 	}
-	v, sign = a.Bits, a.Kind == bpf.Int
+	v, sign = a.Bits, a.Kind == hit.Int
 	if x.Size > 0 {
 		v, sign = argspec.Extend(v, x.Size, x.Signed), x.Signed
 	}
@@ -302,7 +303,7 @@ func bucketOf(v uint64, sign bool) int {
 
 // add counts one hit in the entry of the key given, adding v to its
 // stats; a new key that finds MaxKeys entries counts as lost.
-func (f *folder) add(probe uint32, kind byte, bucket int, parts []bpf.Value, v int64) {
+func (f *folder) add(probe uint32, kind byte, bucket int, parts []hit.Value, v int64) {
 	b := f.scratch[:0]
 	b = binary.LittleEndian.AppendUint32(b, probe)
 	b = append(b, kind, byte(bucket))
@@ -326,9 +327,9 @@ func (f *folder) add(probe uint32, kind byte, bucket int, parts []bpf.Value, v i
 }
 
 // appendValue appends what tells v apart from other values.
-func appendValue(b []byte, v bpf.Value) []byte {
+func appendValue(b []byte, v hit.Value) []byte {
 	b = append(b, byte(v.Kind))
-	if v.Kind == bpf.String {
+	if v.Kind == hit.String {
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(v.Str)))
 		return append(b, v.Str...)
 	}

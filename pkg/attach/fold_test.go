@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
-	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -61,14 +61,14 @@ func foldPlan() *Plan {
 	return p
 }
 
-// hit is an event of site site at time ms (in milliseconds), of thread
+// hitAt is an event of site site at time ms (in milliseconds), of thread
 // tid, with argument v, or with an argument not read for unread.
-func hit(p *Plan, site int, ms int64, tid uint32, v int64, unread bool) Event {
-	a := bpf.Value{Kind: bpf.Int, Bits: uint64(v), Size: 8}
+func hitAt(p *Plan, site int, ms int64, tid uint32, v int64, unread bool) Event {
+	a := hit.Value{Kind: hit.Int, Bits: uint64(v), Size: 8}
 	if unread {
-		a = bpf.Value{Kind: bpf.NotRead, Size: 8}
+		a = hit.Value{Kind: hit.NotRead, Size: 8}
 	}
-	return Event{Event: bpf.Event{Time: time.Unix(0, ms*int64(time.Millisecond)), PID: 1, TID: tid, Args: []bpf.Value{a}}, Site: p.Sites[site]}
+	return Event{Event: hit.Event{Time: time.Unix(0, ms*int64(time.Millisecond)), PID: 1, TID: tid, Args: []hit.Value{a}}, Site: p.Sites[site]}
 }
 
 // The events a source streams are folded into the records the BPF
@@ -89,7 +89,7 @@ func TestAggregateEvents(t *testing.T) {
 			"count by arg0",
 			Aggregation{Mode: Count, By: []aggregate.Key{arg0}},
 			func(p *Plan) []Event {
-				return []Event{hit(p, 0, 1, 7, 5, false), hit(p, 0, 2, 7, 5, false), hit(p, 0, 3, 7, -1, false), hit(p, 1, 4, 7, 0, true)}
+				return []Event{hitAt(p, 0, 1, 7, 5, false), hitAt(p, 0, 2, 7, 5, false), hitAt(p, 0, 3, 7, -1, false), hitAt(p, 1, 4, 7, 0, true)}
 			},
 			[]string{
 				`{"provider":"a","name":"start","by":{"arg0":-1},"count":1}`,
@@ -101,7 +101,7 @@ func TestAggregateEvents(t *testing.T) {
 			"hist and stats of arg0, one unread",
 			Aggregation{Mode: Stats, Of: arg0},
 			func(p *Plan) []Event {
-				return []Event{hit(p, 0, 1, 7, 5, false), hit(p, 0, 2, 7, -3, false), hit(p, 0, 3, 7, 0, true)}
+				return []Event{hitAt(p, 0, 1, 7, 5, false), hitAt(p, 0, 2, 7, -3, false), hitAt(p, 0, 3, 7, 0, true)}
 			},
 			[]string{`{"provider":"a","name":"start","stats":"arg0","count":2,"unread":1,"sum":2,"min":-3,"max":5,"mean":1}`},
 		},
@@ -112,7 +112,7 @@ func TestAggregateEvents(t *testing.T) {
 			"latency in time order",
 			Aggregation{Mode: Latency, Start: probespec.Spec{Provider: "a", Name: "start"}, End: probespec.Spec{Provider: "a", Name: "end"}},
 			func(p *Plan) []Event {
-				return []Event{hit(p, 1, 12, 7, 0, false), hit(p, 0, 10, 7, 0, false), hit(p, 1, 13, 8, 0, false), hit(p, 0, 14, 9, 0, false)}
+				return []Event{hitAt(p, 1, 12, 7, 0, false), hitAt(p, 0, 10, 7, 0, false), hitAt(p, 1, 13, 8, 0, false), hitAt(p, 0, 14, 9, 0, false)}
 			},
 			[]string{
 				`{"provider":"a","name":"start","latency":"tid","to":"a:end","count":2,"pending":1}`,
@@ -123,7 +123,7 @@ func TestAggregateEvents(t *testing.T) {
 			"full map",
 			Aggregation{Mode: Count, By: []aggregate.Key{tid}, MaxKeys: 2},
 			func(p *Plan) []Event {
-				return []Event{hit(p, 0, 1, 7, 0, false), hit(p, 0, 2, 8, 0, false), hit(p, 0, 3, 9, 0, false), hit(p, 0, 4, 7, 0, false), hit(p, 1, 5, 10, 0, false)}
+				return []Event{hitAt(p, 0, 1, 7, 0, false), hitAt(p, 0, 2, 8, 0, false), hitAt(p, 0, 3, 9, 0, false), hitAt(p, 0, 4, 7, 0, false), hitAt(p, 1, 5, 10, 0, false)}
 			},
 			[]string{
 				`{"provider":"a","name":"start","by":{"tid":7},"count":2}`,
@@ -161,7 +161,7 @@ func TestAggregateEvents(t *testing.T) {
 
 func ExamplePlan_AggregateEvents() {
 	p := foldPlan()
-	src := &fakeSource{stopped: make(chan struct{}), events: []Event{hit(p, 0, 1, 7, 5, false), hit(p, 1, 2, 7, 5, false)}}
+	src := &fakeSource{stopped: make(chan struct{}), events: []Event{hitAt(p, 0, 1, 7, 5, false), hitAt(p, 1, 2, 7, 5, false)}}
 	ag, _ := p.AggregateEvents(&Aggregation{Mode: Count}, src)
 	defer ag.Close()
 	ag.Stop()

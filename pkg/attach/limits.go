@@ -32,16 +32,16 @@ func (m Mode) bpfMode() bpf.AggMode {
 const (
 	// DefaultStringSize is the default of Options.StringSize, and
 	// MaxStringSize its most.
-	DefaultStringSize = bpf.DefaultStringSize
-	MaxStringSize     = bpf.MaxStringSize
+	DefaultStringSize = 64
+	MaxStringSize     = 254
 	// DefaultRingSize is the default of Options.RingSize, and
 	// MaxRingSize its most.
-	DefaultRingSize = bpf.DefaultRingSize
-	MaxRingSize     = bpf.MaxRingSize
+	DefaultRingSize = 4 << 20
+	MaxRingSize     = 1 << 30
 	// DefaultMaxKeys is the default of Aggregation.MaxKeys, and MaxKeys
 	// its most.
-	DefaultMaxKeys = bpf.DefaultMaxKeys
-	MaxKeys        = bpf.MaxKeys
+	DefaultMaxKeys = 10240
+	MaxKeys        = 1 << 24
 	// MaxKeyParts is the most keys of Aggregation.By.
-	MaxKeyParts = bpf.MaxKeyParts
+	MaxKeyParts = 8
 )

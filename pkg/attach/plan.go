@@ -7,6 +7,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -29,19 +30,22 @@ type Site struct {
 	Fields bool
 	// Reported are the arguments whose being unreadable was given to
 	// Options.Warn while planning: events show them as not read.
-	Reported bpf.ArgMask
+	Reported hit.ArgMask
 }
 
 // An Attachment is the sites of one file, attached together.
 type Attachment struct {
 	Target *probe.Target
-	Sites  []bpf.Site
+	sites  []bpf.Site // how the BPF program reads each
 }
+
+// Len returns the number of sites.
+func (a *Attachment) Len() int { return len(a.sites) }
 
 // Semaphores returns the number of distinct semaphores of the sites.
 func (a *Attachment) Semaphores() int {
 	sems := make(map[uint64]bool)
-	for _, s := range a.Sites {
+	for _, s := range a.sites {
 		if s.RefCtrOffset != 0 {
 			sems[s.RefCtrOffset] = true
 		}
@@ -97,7 +101,7 @@ func (pl *planner) plan(probes []*probe.Probe) ([]Attachment, []*Site) {
 	// target come first; collect per target, then flatten.
 	perTarget := make([][]*Site, len(atts))
 	for i := range atts {
-		atts[i].Sites = make([]bpf.Site, 0, counts[i])
+		atts[i].sites = make([]bpf.Site, 0, counts[i])
 		perTarget[i] = make([]*Site, 0, counts[i])
 	}
 	for id, p := range probes {
@@ -135,7 +139,7 @@ func (pl *planner) planProbe(id int, p *probe.Probe, a *Attachment, table *[]*Si
 	plans := make(map[string]*sitePlan)
 	leftOut, notRaised := 0, 0
 	// The errors of an argument are reported once per probe.
-	var reported bpf.ArgMask
+	var reported hit.ArgMask
 	reportedPast := false // past the 16 arguments of a mask
 	for _, i := range p.Sites {
 		note := &t.File.Sites[i]
@@ -180,7 +184,7 @@ func (pl *planner) planProbe(id int, p *probe.Probe, a *Attachment, table *[]*Si
 		default:
 			bs.RefCtrOffset = note.SemaphoreOffset
 		}
-		a.Sites = append(a.Sites, bs)
+		a.sites = append(a.sites, bs)
 		*table = append(*table, sp.site)
 	}
 	if n := leftOut - maxLeftOut; n > 0 {
@@ -239,8 +243,8 @@ func (pl *planner) newSitePlan(id int, p *probe.Probe, args string, dtypes []pro
 // without one, the smaller program that reads numbers only is loaded.
 func readsStrings(atts []Attachment) bool {
 	for _, a := range atts {
-		for i := range a.Sites {
-			if a.Sites[i].Spec.Strings() != 0 {
+		for i := range a.sites {
+			if a.sites[i].Spec.Strings() != 0 {
 				return true
 			}
 		}

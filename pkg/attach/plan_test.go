@@ -58,14 +58,14 @@ func TestPlanMemory(t *testing.T) {
 	if got, limit := after.TotalAlloc-before.TotalAlloc, n*perSite+1<<20; got > limit {
 		t.Errorf("plan of %d sites allocated %d bytes (%d a site), want at most %d", n, got, got/n, limit)
 	}
-	if len(atts) != 1 || len(atts[0].Sites) != n || cap(atts[0].Sites) != n || len(table) != n {
+	if len(atts) != 1 || len(atts[0].sites) != n || cap(atts[0].sites) != n || len(table) != n {
 		t.Fatalf("plan gave %d attachments, %d sites (cap %d), %d table entries; want 1, %d, %d, %d",
-			len(atts), len(atts[0].Sites), cap(atts[0].Sites), len(table), n, n, n)
+			len(atts), len(atts[0].sites), cap(atts[0].sites), len(table), n, n, n)
 	}
 	if table[0] == table[1] || table[0] != table[2] || table[1] != table[n-1] {
 		t.Error("sites with the same arguments do not share their site entry, or sites with others do")
 	}
-	if s := atts[0].Sites[n-1]; s.Offset != n-1 || s.Spec.NumArgs() != 2 {
+	if s := atts[0].sites[n-1]; s.Offset != n-1 || s.Spec.NumArgs() != 2 {
 		t.Errorf("last site = offset %d, %d args; want %d, 2", s.Offset, s.Spec.NumArgs(), n-1)
 	}
 	if stderr.Len() > 0 {
@@ -94,8 +94,8 @@ func TestPlanLeftOut(t *testing.T) {
 	p := manySites(100, 5, "-4@%edi", "8@%rax")
 	var stderr bytes.Buffer
 	atts, table := testPlanner(&stderr).plan([]*probe.Probe{p})
-	if len(atts[0].Sites) != 5 || len(table) != 5 {
-		t.Errorf("plan kept %d sites, %d table entries; want 5", len(atts[0].Sites), len(table))
+	if len(atts[0].sites) != 5 || len(table) != 5 {
+		t.Errorf("plan kept %d sites, %d table entries; want 5", len(atts[0].sites), len(table))
 	}
 	out := stderr.String()
 	if c := strings.Count(out, "left out: pc"); c != maxLeftOut {
@@ -132,7 +132,7 @@ func TestReadsStrings(t *testing.T) {
 		for _, specs := range tt.specs {
 			var a Attachment
 			for _, s := range specs {
-				a.Sites = append(a.Sites, bpf.Site{Spec: s})
+				a.sites = append(a.sites, bpf.Site{Spec: s})
 			}
 			atts = append(atts, a)
 		}

@@ -1,8 +1,8 @@
 package attach
 
 import (
-	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -11,7 +11,7 @@ import (
 // type; an integer of the type's size and sign for s8..u64; the value
 // in hexadecimal, at the note's size, for hex; and by default an integer
 // of the note's size and sign, or a number for a float.
-func (a *Arg) Value(v bpf.Value) event.Value {
+func (a *Arg) Value(v hit.Value) event.Value {
 	var ev event.Value
 	a.setValue(&ev, &v)
 	return ev
@@ -19,11 +19,11 @@ func (a *Arg) Value(v bpf.Value) event.Value {
 
 // setValue is Value writing into *dst, which is zero: on the path of
 // every event, without copies of the values.
-func (a *Arg) setValue(dst *event.Value, v *bpf.Value) {
+func (a *Arg) setValue(dst *event.Value, v *hit.Value) {
 	switch v.Kind {
-	case bpf.NotRead:
+	case hit.NotRead:
 		return
-	case bpf.String:
+	case hit.String:
 		if a.Type.Kind == probespec.String {
 			dst.Kind, dst.Str = event.String, v.Str
 			return
@@ -46,9 +46,9 @@ func (a *Arg) setValue(dst *event.Value, v *bpf.Value) {
 		return
 	}
 	switch v.Kind {
-	case bpf.Int:
+	case hit.Int:
 		*dst = event.IntValue(int64(v.Bits))
-	case bpf.Float:
+	case hit.Float:
 		dst.Kind, dst.Float = event.Float, v.Float()
 	default:
 		dst.Kind, dst.Uint = event.Uint, v.Bits
@@ -87,7 +87,7 @@ func (e *Event) Record(rec *event.Event) {
 			continue
 		}
 		v := &e.Args[i]
-		if v.Kind == bpf.String && v.Truncated {
+		if v.Kind == hit.String && v.Truncated {
 			rec.Truncated = append(rec.Truncated, len(rec.Args))
 		}
 		n := len(rec.Args)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -21,9 +21,9 @@ func TestArgValue(t *testing.T) {
 		}
 		return spec.Types[0]
 	}
-	neg1 := bpf.Value{Kind: bpf.Int, Bits: ^uint64(0), Size: 4}
+	neg1 := hit.Value{Kind: hit.Int, Bits: ^uint64(0), Size: 4}
 	for _, tt := range []struct {
-		v    bpf.Value
+		v    hit.Value
 		typ  string
 		want any
 	}{
@@ -33,13 +33,13 @@ func TestArgValue(t *testing.T) {
 		{neg1, "s16", int64(-1)},
 		{neg1, "u64", uint64(1<<64 - 1)},
 		{neg1, "hex", "0xffffffff"},
-		{bpf.Value{Kind: bpf.Uint, Bits: 1<<64 - 1, Size: 8}, "", uint64(1<<64 - 1)},
-		{bpf.Value{Kind: bpf.Uint, Bits: 0x80, Size: 1}, "s8", int64(-128)},
-		{bpf.Value{Kind: bpf.Uint, Bits: 0x1f, Size: 8}, "hex", "0x1f"},
-		{bpf.Value{Kind: bpf.String, Bits: 0x1000, Size: 8, Str: "hi"}, "str", "hi"},
-		{bpf.Value{Kind: bpf.NotRead, Size: 8}, "str", nil},
-		{bpf.Value{Kind: bpf.NotRead, Size: 8}, "", nil},
-		{bpf.Value{Kind: bpf.Float, Bits: 0x3ff8000000000000, Size: 8}, "", 1.5},
+		{hit.Value{Kind: hit.Uint, Bits: 1<<64 - 1, Size: 8}, "", uint64(1<<64 - 1)},
+		{hit.Value{Kind: hit.Uint, Bits: 0x80, Size: 1}, "s8", int64(-128)},
+		{hit.Value{Kind: hit.Uint, Bits: 0x1f, Size: 8}, "hex", "0x1f"},
+		{hit.Value{Kind: hit.String, Bits: 0x1000, Size: 8, Str: "hi"}, "str", "hi"},
+		{hit.Value{Kind: hit.NotRead, Size: 8}, "str", nil},
+		{hit.Value{Kind: hit.NotRead, Size: 8}, "", nil},
+		{hit.Value{Kind: hit.Float, Bits: 0x3ff8000000000000, Size: 8}, "", 1.5},
 	} {
 		var ty probespec.Type
 		if tt.typ != "" {
@@ -61,10 +61,10 @@ func TestRecord(t *testing.T) {
 	plain := &Site{Probe: p, Args: []Arg{{}, {Type: probespec.Type{Kind: probespec.Drop}}, {Type: probespec.Type{Kind: probespec.String}}}}
 	named := &Site{Probe: p, Fields: true, Args: []Arg{{Name: "n"}, {Type: probespec.Type{Kind: probespec.String}, Name: "s"}}}
 	empty := &Site{Probe: p, Fields: true}
-	ev := Event{Site: plain, Event: bpf.Event{Time: time.Unix(1, 5), PID: 10, TID: 11, CPU: 1, Comm: "c", Args: []bpf.Value{
-		{Kind: bpf.Int, Bits: uint64(1<<64 - 7), Size: 4},
-		{Kind: bpf.Uint, Bits: 9, Size: 8},
-		{Kind: bpf.String, Str: "long", Truncated: true, Size: 8},
+	ev := Event{Site: plain, Event: hit.Event{Time: time.Unix(1, 5), PID: 10, TID: 11, CPU: 1, Comm: "c", Args: []hit.Value{
+		{Kind: hit.Int, Bits: uint64(1<<64 - 7), Size: 4},
+		{Kind: hit.Uint, Bits: 9, Size: 8},
+		{Kind: hit.String, Str: "long", Truncated: true, Size: 8},
 	}}}
 	var rec event.Event
 	var lines []string
@@ -73,7 +73,7 @@ func TestRecord(t *testing.T) {
 		lines = append(lines, string(event.AppendEvent(nil, &rec)))
 	}
 	write()
-	ev.Site, ev.Args = named, []bpf.Value{{Kind: bpf.NotRead, Size: 8}, {Kind: bpf.String, Str: "<x>", Size: 8}}
+	ev.Site, ev.Args = named, []hit.Value{{Kind: hit.NotRead, Size: 8}, {Kind: hit.String, Str: "<x>", Size: 8}}
 	write()
 	ev.Site, ev.Args = plain, ev.Args[:0]
 	write()
@@ -102,10 +102,10 @@ func TestNoteUnread(t *testing.T) {
 	}
 	var warnings []error
 	tr := newTracerState(&Plan{Sites: sites, opts: Options{Warn: func(err error) { warnings = append(warnings, err) }}})
-	notRead := []bpf.Value{{Kind: bpf.Uint, Size: 8}, {Kind: bpf.NotRead, Size: 8}}
+	notRead := []hit.Value{{Kind: hit.Uint, Size: 8}, {Kind: hit.NotRead, Size: 8}}
 	for range 3 {
 		for i, s := range sites {
-			ev := &Event{Site: s, Event: bpf.Event{Site: uint32(i), PID: 7, Args: notRead}}
+			ev := &Event{Site: s, Event: hit.Event{Site: uint32(i), PID: 7, Args: notRead}}
 			tr.noteUnread(ev, tr.plan.opts.Warn)
 		}
 	}

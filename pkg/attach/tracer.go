@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 )
 
@@ -35,7 +36,7 @@ type Tracer struct {
 	dlopen *dlopenFollower
 	// noted are, by site number, the arguments whose being unreadable
 	// was given to Options.Warn.
-	noted []bpf.ArgMask
+	noted []hit.ArgMask
 
 	stopOnce  sync.Once
 	stopping  chan struct{} // closed by Stop
@@ -64,7 +65,7 @@ func newTracer(prog *bpf.Program, p *Plan, follow *dlopenFollower) *Tracer {
 
 // newTracerState returns a Tracer of plan p with no program yet.
 func newTracerState(p *Plan) *Tracer {
-	noted := make([]bpf.ArgMask, len(p.Sites))
+	noted := make([]hit.ArgMask, len(p.Sites))
 	for i, s := range p.Sites {
 		noted[i] = s.Reported
 	}
@@ -111,7 +112,7 @@ func (t *Tracer) unpublish(sites []*Site) {
 // An Event is one probe hit: the event as the BPF program read it, and
 // the site it came from.
 type Event struct {
-	bpf.Event
+	hit.Event
 	Site *Site
 }
 
@@ -152,7 +153,7 @@ func (t *Tracer) Read(ev *Event) error {
 func (t *Tracer) noteUnread(ev *Event, warn func(error)) {
 	noted := &t.noted[ev.Event.Site]
 	for i := range ev.Args {
-		if ev.Args[i].Kind != bpf.NotRead || noted.Has(i) {
+		if ev.Args[i].Kind != hit.NotRead || noted.Has(i) {
 			continue
 		}
 		*noted |= 1 << i
@@ -254,7 +255,7 @@ func (t *Tracer) Lost() uint64 {
 }
 
 // Skipped returns the number of probe hits that made no event for
-// another reason than a full ring buffer (see bpf.Program.Skipped).
+// another reason than a full ring buffer (see the Skipped of package bpf's Program).
 func (t *Tracer) Skipped() uint64 {
 	if t.events != nil {
 		return t.events.Skipped()

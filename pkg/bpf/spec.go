@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -40,11 +41,8 @@ var nativeMachine = map[string]elf.Machine{
 	"arm64": elf.EM_AARCH64,
 }[runtime.GOARCH]
 
-// An ArgMask is a set of argument indexes, bit i for argument i.
-type ArgMask uint16
-
-// Has reports whether argument i is in the set.
-func (m ArgMask) Has(i int) bool { return i >= 0 && i < 16 && m&(1<<i) != 0 }
+// An ArgMask is a set of argument indexes (package hit's).
+type ArgMask = hit.ArgMask
 
 // SpecOptions adjust how NewSpec reads the arguments of a site.
 type SpecOptions struct {
