@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"golang.org/x/sys/unix"
 )
 
@@ -13,7 +13,7 @@ var le = binary.LittleEndian
 
 // decode decodes one perf record into ev, reporting whether it is an
 // event; a PERF_RECORD_LOST adds to Lost.
-func (t *Tracer) decode(rec []byte, ev *bpf.Event) bool {
+func (t *Tracer) decode(rec []byte, ev *hit.Event) bool {
 	switch le.Uint32(rec) {
 	case unix.PERF_RECORD_LOST:
 		if len(rec) >= 24 {
@@ -79,7 +79,7 @@ func (t *Tracer) decode(rec []byte, ev *bpf.Event) bool {
 	args := sf.site.Args
 	ev.Args = ev.Args[:0]
 	for j, f := range sf.args {
-		ev.Args = append(ev.Args, bpf.Value{})
+		ev.Args = append(ev.Args, hit.Value{})
 		v := &ev.Args[j]
 		if f == nil {
 			continue
@@ -90,7 +90,7 @@ func (t *Tracer) decode(rec []byte, ev *bpf.Event) bool {
 				continue // the kernel could not read it
 			}
 			s = cstring(s)
-			v.Kind, v.Size = bpf.String, 8
+			v.Kind, v.Size = hit.String, 8
 			if len(s) > t.strlen {
 				s, v.Truncated = s[:t.strlen], true
 			}
@@ -114,20 +114,20 @@ func (t *Tracer) decode(rec []byte, ev *bpf.Event) bool {
 		default:
 			continue
 		}
-		v.Kind, v.Size, v.Bits = bpf.Uint, f.Size, u
+		v.Kind, v.Size, v.Bits = hit.Uint, f.Size, u
 		if f.Signed {
 			shift := 64 - 8*f.Size
-			v.Kind, v.Bits = bpf.Int, uint64(int64(u<<shift)>>shift)
+			v.Kind, v.Bits = hit.Int, uint64(int64(u<<shift)>>shift)
 		}
 	}
 	// strN: cut at the length argument N.
 	for j := range ev.Args {
 		v := &ev.Args[j]
-		if v.Kind != bpf.String || j >= len(args) || !args[j].Counted {
+		if v.Kind != hit.String || j >= len(args) || !args[j].Counted {
 			continue
 		}
 		n := args[j].LenArg
-		if n < len(ev.Args) && (ev.Args[n].Kind == bpf.Int || ev.Args[n].Kind == bpf.Uint) && ev.Args[n].Bits < uint64(len(v.Str)) {
+		if n < len(ev.Args) && (ev.Args[n].Kind == hit.Int || ev.Args[n].Kind == hit.Uint) && ev.Args[n].Bits < uint64(len(v.Str)) {
 			v.Str, v.Truncated = v.Str[:ev.Args[n].Bits], false
 		}
 	}

@@ -3,7 +3,7 @@ package tracefs
 import (
 	"errors"
 
-	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -22,7 +22,7 @@ type Site struct {
 	Args []probespec.Type
 	// Reported are the arguments whose having no fetch argument form
 	// was reported already: they are not reported again.
-	Reported bpf.ArgMask
+	Reported hit.ArgMask
 }
 
 // ErrNoSites is returned by Open when no site could be defined.

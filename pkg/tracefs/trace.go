@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/journal"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -595,7 +596,7 @@ func (t *Tracer) release() error {
 // memory: ev.Site is the index of its site in those given to Open. After
 // Stop it returns io.EOF once the ring buffers are empty, and after
 // Close at once. Read must not be called concurrently with itself.
-func (t *Tracer) Read(ev *bpf.Event) error {
+func (t *Tracer) Read(ev *hit.Event) error {
 	t.readMu.Lock()
 	defer t.readMu.Unlock()
 	for {

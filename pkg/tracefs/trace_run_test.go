@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
-	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -37,7 +37,7 @@ func TestTraceEvents(t *testing.T) {
 			t.Fatalf("demo: %v: %s", err, out)
 		}
 		var got []int64
-		var ev bpf.Event
+		var ev hit.Event
 		stop := time.AfterFunc(10*time.Second, tr.Stop) // Read then ends with io.EOF
 		for len(got) < len(want) {
 			if err := tr.Read(&ev); err == io.EOF {
