@@ -7,16 +7,12 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/metrics"
 )
-
-// shutdownTimeout bounds how long a scrape in progress delays the exit.
-const shutdownTimeout = 5 * time.Second
 
 // listenConfig is --listen and --max-series.
 type listenConfig struct {
@@ -60,75 +56,16 @@ func (l *listenConfig) parse(set map[string]bool, agg *attach.Aggregation) error
 }
 
 // serve serves the aggregates of ag as Prometheus metrics on ln until
-// ctx is done, the -p process exits or emit fails. Every scrape, and
-// every --interval, ends an interval: its records are added to the
-// totals the metrics show and given to emit, one interval at a time, so
-// that each hit is counted once in both. On the way out it detaches,
-// waits for the scrapes in progress, and gives emit the last records.
+// ctx is done, the -p process exits or emit fails (metrics.Serve): every
+// scrape, and every --interval, ends an interval, whose records emit
+// writes.
 func serve(ctx context.Context, c *config, ag *attach.Aggregator, ln net.Listener, emit func([]aggregate.Record) error, logger *log.Logger) error {
-	failed := make(chan error, 1)
-	exp := metrics.New(&metrics.Options{
-		Collect: func(now time.Time) ([]aggregate.Record, error) {
-			recs, err := ag.Collect(now)
-			if err != nil {
-				return nil, err
-			}
-			if err := emit(recs); err != nil {
-				select {
-				case failed <- err:
-				default:
-				}
-			}
-			return recs, nil
-		},
+	logger.Printf("serving metrics on http://%s/metrics", ln.Addr())
+	return metrics.Serve(ctx, ln, ag, &metrics.ServeOptions{
 		By:        c.agg.agg.By,
 		MaxSeries: c.listen.maxSeries,
+		Interval:  c.agg.interval,
+		Emit:      emit,
+		Server:    metrics.ServerOptions{ErrorLog: logger},
 	})
-	exp.Add(ag.Empty())
-	srv, err := metrics.NewServer(exp, &metrics.ServerOptions{ErrorLog: logger})
-	if err != nil {
-		return fmt.Errorf("--listen: %w", err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	logger.Printf("serving metrics on http://%s/metrics", ln.Addr())
-
-	var tick <-chan time.Time
-	if c.agg.interval > 0 {
-		t := time.NewTicker(c.agg.interval)
-		defer t.Stop()
-		tick = t.C
-	}
-	for done := false; !done; {
-		select {
-		case now := <-tick:
-			_, err = exp.Update(now)
-			done = err != nil
-		case err = <-failed:
-			done = true
-		case err = <-served:
-			err, done = fmt.Errorf("--listen: %w", err), true
-		case <-ctx.Done():
-			done = true
-		case <-ag.Stopped():
-			done = true
-		}
-	}
-	ag.Stop()
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil {
-		srv.Close()
-	}
-	if _, uerr := exp.Update(time.Now()); err == nil {
-		err = uerr
-	}
-	select {
-	case ferr := <-failed:
-		if err == nil {
-			err = ferr
-		}
-	default:
-	}
-	return err
 }

@@ -139,78 +139,63 @@ func loadTypes(name string) (*attach.Types, error) {
 // the count, the probes are detached first and the events still in the
 // ring buffer are written before returning.
 func stream(ctx context.Context, c *config, t *attach.Tracer, out *output) error {
-	var mu sync.Mutex
-	readerDone := make(chan error, 1)
-	go func() {
-		var ev attach.Event
-		for {
-			if err := t.Read(&ev); err != nil {
-				readerDone <- err
-				return
-			}
-			mu.Lock()
-			err := out.event(&ev)
-			if err == nil && c.count > 0 && out.events >= c.count {
-				err = errCount
-			}
-			mu.Unlock()
-			if err != nil {
-				readerDone <- err
-				return
-			}
-		}
-	}()
-
-	var timeout <-chan time.Time
 	if c.duration > 0 {
-		timer := time.NewTimer(c.duration)
-		defer timer.Stop()
-		timeout = timer.C
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.duration)
+		defer cancel()
 	}
-	tick := time.NewTicker(flushInterval)
-	defer tick.Stop()
-	var result error
-	readerRunning := true
-loop:
-	for {
-		select {
-		case err := <-readerDone:
-			readerRunning = false
-			if !errors.Is(err, errCount) && !errors.Is(err, io.EOF) {
-				result = err
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var tickErr error // of writing the output at a tick, which ends the trace
+	ticking := make(chan struct{})
+	go func() {
+		defer close(ticking)
+		tick := time.NewTicker(flushInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
 			}
-			break loop
-		case <-tick.C:
 			mu.Lock()
 			err := out.tick(t.Lost())
 			mu.Unlock()
 			if err != nil {
-				result = err
-				break loop
+				tickErr = err
+				cancel()
+				return
 			}
-		case <-ctx.Done():
-			t.Stop()
-		case <-timeout:
-			t.Stop()
 		}
+	}()
+	err := t.Run(ctx, func(ev *attach.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := out.event(ev); err != nil {
+			return err
+		}
+		if c.count > 0 && out.events >= c.count {
+			return errCount
+		}
+		return nil
+	})
+	cancel()
+	<-ticking
+	if errors.Is(err, errCount) {
+		err = nil
 	}
-	closeErr := t.Close()
-	if readerRunning {
-		<-readerDone
+	if err == nil {
+		err = tickErr
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if err := out.lostEvents(t.Lost()); err != nil && result == nil {
-		result = err
+	if lerr := out.lostEvents(t.Lost()); err == nil {
+		err = lerr
 	}
 	out.skipped = t.Skipped()
-	if result == nil && closeErr != nil {
-		result = fmt.Errorf("detach: %w", closeErr)
+	if ferr := out.flush(); err == nil {
+		err = ferr
 	}
-	if err := out.flush(); err != nil && result == nil {
-		result = err
-	}
-	return result
+	return err
 }
 
 // tick reports newly lost events in-band and flushes the output, so that
