@@ -586,11 +586,12 @@ restores the sites and lowers the semaphores they raised. Killed
 together with sdtattach -c or -f, the guard that lets run on the
 processes stopped in the dynamic loader can leave one stopped: its
 journal names what it guards, and sdtrepair -p PID sends it SIGCONT. As root, the
-keepers are passed over by the OOM killer. The tracefs backend's keeper holds
-perf events, which a kill of it while it opens or closes them can leave
-the same way; it journals its sites too, and sdtrepair also removes the
-event definitions of a sdtattach that is gone, as the next sdtattach
---backend tracefs does.
+keepers are passed over by the OOM killer. The tracefs backend's keeper
+holds perf events, which a kill of it while it opens them (or of
+sdtattach as it closes its own copies, once the keeper is gone) can
+leave the same way; it journals its sites too, and sdtrepair also
+removes the event definitions of a sdtattach that is gone, as the next
+sdtattach --backend tracefs does.
 
 Every operand form that compilers give probe arguments is read:
 registers, memory, base+index*scale, constants, and globals, whether
