@@ -58,7 +58,7 @@ func Example_latency() {
 		log.Fatal(err)
 	}
 	for _, r := range recs {
-		if !r.Start { // the END's record; the START's holds its hits
+		if r.Kind() == aggregate.KindLatency { // the END's; the START's is KindStarts
 			fmt.Printf("%d pair, %d ENDs unmatched\n", r.Count, r.Unmatched)
 		}
 	}
