@@ -109,15 +109,18 @@
 //     before it sends SIGCONT, and so cannot let it go by exiting: it
 //     then pins the link in a bpf filesystem of its own (uprobe_multi
 //     links, Linux 6.6, and CAP_SYS_ADMIN; see pinDir), whose removal
-//     the kernel completes from a worker of its own. Without them, a
-//     guard killed while it closes the link can leave the loader's hook
-//     patched, which sdtrepair restores.
+//     the kernel completes from a worker of its own. Without them, and
+//     when told to Detach (it closes the link, then waits for the
+//     tracer to say it let run on the stops it read), a guard killed
+//     while it closes the link can leave the loader's hook patched,
+//     which sdtrepair restores.
 //   - A Stopper's guard killed with the tracer: a process stopped then
 //     stays stopped, the guard and the tracer being the two that could
 //     let it run on. The guard journals what it guards, and sdtrepair
 //     sends it SIGCONT.
 //
-// The OOM killer does not choose a keeper (its oom_score_adj is -1000).
+// The OOM killer passes a keeper over where it may (oom_score_adj -1000,
+// which takes CAP_SYS_RESOURCE).
 //
 // Loading needs root, or CAP_BPF and CAP_PERFMON (errors match
 // ErrPermission), and Linux 5.15 for BPF cookies and ring buffers
