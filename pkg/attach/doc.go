@@ -1,7 +1,7 @@
 // Package attach traces USDT probes: it resolves probe specifications to
-// probe sites, plans how each site's arguments are read, attaches one
-// precompiled BPF program (package bpf) to every site, and streams the
-// events.
+// probe sites, plans how each site's arguments are read, attaches to
+// every site with one of its backends, and streams the events or
+// aggregates the hits.
 //
 // It is what sdtattach is made of, in the one-call shape of libbpf's
 // bpf_program__attach_usdt:
@@ -9,11 +9,24 @@
 //	specs, _ := probespec.ParseAll("python:function__entry(str,str,s32)")
 //	t, err := attach.Open(ctx, specs, &attach.Options{PID: pid})
 //	...
-//	defer t.Close()
-//	var ev attach.Event
-//	for t.Read(&ev) == nil {
+//	err = t.Run(ctx, func(ev *attach.Event) error {
 //		fmt.Println(ev.Probe(), ev.Args)
-//	}
+//		return nil
+//	})
+//
+// Aggregate, in one call too, counts hits, draws histograms, keeps stats
+// or measures latencies instead (see Aggregating in the kernel).
+//
+// # Backends
+//
+// Options.Backend chooses what attaches: the precompiled BPF program of
+// package bpf, which reads the arguments, filters and aggregates in the
+// kernel; or uprobe events defined in tracefs and enabled through perf
+// events (package tracefs), with no BPF, the filter evaluated and the
+// aggregations made here from the events. BackendAuto, the default, uses
+// BPF, or uprobe events where the kernel cannot run the BPF program or
+// BPF is not permitted, and tells Options.Warn why (a *Fallback).
+// Following dlopen takes BPF.
 //
 // # Resolving
 //
