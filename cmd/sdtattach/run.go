@@ -22,9 +22,6 @@ import (
 // again in the output buffer, before a reader of stdout sees it.
 const flushInterval = 100 * time.Millisecond
 
-// errCount stops the reader once -n events are written.
-var errCount = errors.New("event count reached")
-
 // run attaches to the probes the command line names and streams their
 // events to stdout until a stop condition.
 func run(args []string, stdout, stderr io.Writer) error {
@@ -176,15 +173,12 @@ func stream(ctx context.Context, c *config, t *attach.Tracer, out *output) error
 			return err
 		}
 		if c.count > 0 && out.events >= c.count {
-			return errCount
+			return attach.ErrStop
 		}
 		return nil
 	})
 	cancel()
 	<-ticking
-	if errors.Is(err, errCount) {
-		err = nil
-	}
 	if err == nil {
 		err = tickErr
 	}

@@ -3,20 +3,25 @@ package attach
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
+// ErrStop, returned by the function Run calls, ends the run without
+// an error of its own: Run then closes the Tracer without waiting for
+// the events left.
+var ErrStop = errors.New("stop")
+
 // Run gives fn every event, until ctx is done, Stop is called, the
 // process of Options.PID exits (or Options.Done is closed), or fn
 // returns an error; then it stops, gives fn the events left (unless fn
 // failed), and closes the Tracer. The Event is reused between calls. The
-// error is fn's, or that of reading or detaching; an ended ctx is no
-// error.
+// error is fn's (none for ErrStop), or that of reading, and that of
+// detaching; an ended ctx is no error.
 func (t *Tracer) Run(ctx context.Context, fn func(*Event) error) error {
 	stop := context.AfterFunc(ctx, t.Stop)
-	defer stop()
 	var ev Event
 	var err error
 	for {
@@ -27,10 +32,14 @@ func (t *Tracer) Run(ctx context.Context, fn func(*Event) error) error {
 			break
 		}
 	}
-	if errors.Is(err, io.EOF) {
+	stop()
+	if errors.Is(err, io.EOF) || errors.Is(err, ErrStop) {
 		err = nil
 	}
-	return errors.Join(err, t.Close())
+	if cerr := t.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("detach: %w", cerr))
+	}
+	return err
 }
 
 // Aggregate resolves specs and aggregates the hits of their sites as a

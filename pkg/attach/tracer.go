@@ -276,6 +276,8 @@ func (t *Tracer) Close() error {
 	if t.events != nil {
 		return t.events.Close()
 	}
+	// A Stop in progress elsewhere is waited for; none comes after.
+	t.stopOnce.Do(func() {})
 	t.closeOnce.Do(func() {
 		t.dlopen.stop()
 		close(t.closing)

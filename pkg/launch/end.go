@@ -22,7 +22,10 @@ func (c *Command) End(cg *Cgroup, again <-chan struct{}, warn func(error)) (int,
 		return c.Wait()
 	}
 	if cg != nil {
+		// The command was in the cgroup: gone with it, or moved out
+		// by itself, which it may outlive.
 		cg.end(again, warn)
+		return c.Wait()
 	}
 	exited := make(chan struct{})
 	go func() {

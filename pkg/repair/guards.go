@@ -27,12 +27,15 @@ type Continued struct {
 // guard that is gone guarded it (package journal), adding it to
 // rep.Continued.
 func continueLeft(pid int, o *Options, rep *Report) error {
-	if !process.Stopped(pid) {
-		return nil
-	}
 	lefts, err := journal.Lefts()
 	if err != nil {
 		return err
+	}
+	if !o.DryRun {
+		forgetGuards(lefts)
+	}
+	if !process.Stopped(pid) {
+		return nil
 	}
 	for i := range lefts {
 		l := &lefts[i]
@@ -88,4 +91,26 @@ func samePath(dir, path string) bool {
 		}
 	}
 	return false
+}
+
+// forgetGuards removes the journals of stop guards that are gone whose
+// processes are gone too, which nothing can concern any more: the
+// process guarded has exited, or the cgroup guarded is empty or removed.
+func forgetGuards(lefts []journal.Left) {
+	for i := range lefts {
+		l := &lefts[i]
+		g := l.Guard
+		if g == nil || len(l.Uprobes) > 0 {
+			continue
+		}
+		if g.Cgroup != "" {
+			b, err := os.ReadFile(filepath.Join(g.Cgroup, "cgroup.procs"))
+			if err == nil && len(bytes.TrimSpace(b)) > 0 {
+				continue
+			}
+		} else if start, err := process.StartTime(g.PID); err == nil && start == g.Start {
+			continue
+		}
+		l.Remove()
+	}
 }

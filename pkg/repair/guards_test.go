@@ -38,7 +38,11 @@ func TestContinueLeft(t *testing.T) {
 		}
 		return path
 	}
-	other := record("other.json", journal.Guarded{PID: pid, Start: start + 1})
+	self, err := process.StartTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := record("other.json", journal.Guarded{PID: os.Getpid(), Start: self})
 	rep := &Report{}
 	if err := continueLeft(pid, &Options{}, rep); err != nil || len(rep.Continued) != 0 {
 		t.Fatalf("running: continueLeft = %v, %+v, want nothing", err, rep.Continued)
@@ -88,6 +92,47 @@ func TestSamePath(t *testing.T) {
 	} {
 		if got := samePath(tt.dir, tt.path); got != tt.want {
 			t.Errorf("samePath(%q, %q) = %v, want %v", tt.dir, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestForgetGuards checks that the journals of guards gone are removed
+// once what they guarded is gone too, and kept while it is not.
+func TestForgetGuards(t *testing.T) {
+	journal.Dir = t.TempDir()
+	cg := t.TempDir() // a cgroup's directory, as far as its procs go
+	write := func(name string, g journal.Guarded) string {
+		b, _ := json.Marshal(map[string]any{"attacher": os.Getpid(), "attacher_start": 1, "guard": g})
+		path := filepath.Join(journal.Dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	start, err := process.StartTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := write("live.json", journal.Guarded{PID: os.Getpid(), Start: start})
+	reused := write("reused.json", journal.Guarded{PID: os.Getpid(), Start: start + 1})
+	gone := write("gone.json", journal.Guarded{PID: 1 << 30, Start: 1})
+	busy := write("busy.json", journal.Guarded{Cgroup: cg})
+	if err := os.WriteFile(filepath.Join(cg, "cgroup.procs"), []byte("42\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	removed := write("removed.json", journal.Guarded{Cgroup: filepath.Join(cg, "nonexistent")})
+	lefts, err := journal.Lefts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgetGuards(lefts)
+	for _, tt := range []struct {
+		path string
+		kept bool
+	}{{live, true}, {reused, false}, {gone, false}, {busy, true}, {removed, false}} {
+		_, err := os.Stat(tt.path)
+		if kept := err == nil; kept != tt.kept {
+			t.Errorf("%s kept %v, want %v", filepath.Base(tt.path), kept, tt.kept)
 		}
 	}
 }
