@@ -49,7 +49,7 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 		// Deferred first, run last: once the command is waited for.
 		defer removeCgroup(cg, logger)
 		lo.Cgroup = cg
-		opts.Cgroup, opts.CgroupDir = cg.ID, cg.Path
+		opts.Cgroup = cg.Path
 	}
 	cmd, err := launch.Start(commandArgs(c.command), lo)
 	var se *launch.StartError
@@ -62,14 +62,14 @@ func runCommand(ctx context.Context, c *config, opts *attach.Options, stdout io.
 	}
 	opts.PID = cmd.Pid
 	opts.Libraries = cmd.Libraries
-	opts.Attached = cmd.Release
+	opts.OnAttached = cmd.Release
 	// PROVIDER:NAME in the libraries it loads with dlopen too, and with
 	// -f in the objects of its descendants, with BPF.
 	opts.Dlopen = c.backend != "tracefs"
 	if lo.Cgroup != nil {
 		// As strace -f: the trace ends with the last process of the
 		// command, not with the command.
-		opts.Done = lo.Cgroup.Emptied()
+		opts.Until = lo.Cgroup.Emptied()
 	}
 	err = trace(ctx, c, opts, stdout, logger)
 	return endCommand(cmd, lo.Cgroup, err, sigs, logger)

@@ -300,7 +300,7 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 		MaxSites:   maxSites,
 		StringSize: o.StringSize,
 		PID:        o.pidFilter(),
-		Cgroup:     o.Cgroup,
+		Cgroup:     p.cgroup,
 		InProcess:  o.InProcess,
 		Filters:    p.filters,
 		MaxProbes:  maxProbes,

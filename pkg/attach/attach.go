@@ -15,6 +15,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"golang.org/x/sys/unix"
 )
 
 // DefaultFlushInterval bounds how long an event waits in the ring buffer
@@ -32,24 +33,22 @@ type Options struct {
 	// will, searched as if it mapped them (see probe.Options): the
 	// shared libraries of a command stopped at its execve.
 	Libraries []string
-	// Cgroup, when not 0, is the id of a cgroup v2 (the inode of its
-	// directory) whose threads are traced, whatever their process: with
-	// PID, a process started in a cgroup of its own and its
-	// descendants, also after they execute other programs. The sites
+	// Cgroup, when not "", is the directory of a cgroup v2 whose
+	// threads are traced, whatever their process: with PID, a process
+	// started in a cgroup of its own and its descendants, also after
+	// they execute other programs (see launch.Options.Cgroup). The sites
 	// are then attached without the kernel's pid filter, in every
 	// process that maps their files, and the hits of other cgroups
-	// dropped first thing in the BPF program (see the Cgroup of package bpf's Options).
-	// PID still says what PROVIDER:NAME resolves against and when the
-	// Tracer stops, unless Done is given.
-	Cgroup uint64
-	// CgroupDir is the directory of Cgroup, whose stopped processes are
-	// let run on should the tracer die while it holds one stopped to
-	// follow its dlopen (Dlopen).
-	CgroupDir string
-	// Done, when not nil, stops the Tracer or Aggregator once it is
-	// closed, instead of the exit of PID: sdtattach -f closes it when
-	// the last process of the command's cgroup has exited.
-	Done <-chan struct{}
+	// dropped first thing (in the BPF program; with uprobe events, as
+	// each record is read). PID still says what PROVIDER:NAME resolves
+	// against and when the Tracer stops, unless Until is given. Should
+	// the tracer die while it holds a process of the cgroup stopped to
+	// follow its dlopen (Dlopen), those stopped are let run on.
+	Cgroup string
+	// Until, when not nil, stops the Tracer or Aggregator once it is
+	// closed, instead of the exit of PID: such as launch.Cgroup.Emptied,
+	// the end of the last process of a cgroup.
+	Until <-chan struct{}
 	// Dlopen, with PID, has a Tracer or Aggregator follow the libraries
 	// the process loads with dlopen, and with Cgroup every process of
 	// the cgroup and the programs they execute: it stops the process in
@@ -79,10 +78,11 @@ type Options struct {
 	// counted. Resolve compiles it for each probe, and fails with a
 	// *filter.Error naming the probe when a probe lacks what it names.
 	Filter *filter.Expr
-	// Attached, when not nil, is called once every site is attached,
+	// OnAttached, when not nil, is called once every site is attached,
 	// before Attach or Aggregate returns; an error detaches everything
-	// and is theirs. sdtattach -c lets its command run there.
-	Attached func() error
+	// and is theirs: such as launch.Command.Release, which lets a
+	// command stopped at its execve run once it is traced.
+	OnAttached func() error
 	// Backend is what attaches the sites and reads their hits: the BPF
 	// program, uprobe events (package tracefs), or the one of them that
 	// can be used (BackendAuto, the zero value).
@@ -111,6 +111,7 @@ type Plan struct {
 	specs   []probespec.Spec
 	filters []*filter.Program // by probe number; nil without Options.Filter
 	waiting []probespec.Spec  // see Waiting
+	cgroup  uint64            // the id of Options.Cgroup, 0 without
 
 	// mu guards the growth of Probes, Attachments and Sites as libraries
 	// loaded later add to them (Options.Dlopen), for an Aggregator that
@@ -180,7 +181,13 @@ func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
 		// room while bpf copies the sites: a third more at the peak.
 		runtime.GC()
 	}
-	return &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o, specs: specs, filters: filters, waiting: waiting}, nil
+	p := &Plan{Probes: sel.Probes, Attachments: atts, Sites: sites, Damaged: sel.Damaged, opts: *o, specs: specs, filters: filters, waiting: waiting}
+	if o.Cgroup != "" {
+		if p.cgroup, err = cgroupID(o.Cgroup); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // find selects the probes of specs. With Options.Dlopen, a PROVIDER:NAME
@@ -259,7 +266,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		StringSize:    o.StringSize,
 		FlushInterval: cmp.Or(o.FlushInterval, DefaultFlushInterval),
 		PID:           o.pidFilter(),
-		Cgroup:        o.Cgroup,
+		Cgroup:        p.cgroup,
 		NoStrings:     !readsStrings(p.Attachments) && !p.mayReadStrings(),
 		Filters:       p.filters,
 		MaxProbes:     maxProbes,
@@ -297,13 +304,13 @@ func (p *Plan) room() (sites, probes int) {
 // newFollower returns the follower of the libraries the process loads,
 // or nil when not following, or when following fails, which takes
 // nothing away from the sites planned (Options.Warn says why). It is
-// made before the command of Options.Attached runs.
+// made before the command of Options.OnAttached runs.
 func (p *Plan) newFollower() *dlopenFollower {
 	o := &p.opts
 	if !p.following() {
 		return nil
 	}
-	f, err := newDlopenFollower(o)
+	f, err := newDlopenFollower(o, p.cgroup)
 	if err != nil && o.Warn != nil {
 		o.Warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
 	}
@@ -313,7 +320,7 @@ func (p *Plan) newFollower() *dlopenFollower {
 // pidFilter is the pid the kernel filters the uprobes by: none when
 // the cgroup does.
 func (o *Options) pidFilter() int {
-	if o.Cgroup != 0 {
+	if o.Cgroup != "" {
 		return 0
 	}
 	return o.PID
@@ -328,7 +335,7 @@ func (p *Plan) attachTo(prog *bpf.Program) error {
 			return exitedError(p.opts.PID, attachError(err, hasSemaphores(a.sites)))
 		}
 	}
-	if f := p.opts.Attached; f != nil {
+	if f := p.opts.OnAttached; f != nil {
 		if err := f(); err != nil {
 			prog.Close()
 			return err
@@ -345,4 +352,17 @@ func Open(ctx context.Context, specs []probespec.Spec, opts *Options) (*Tracer, 
 		return nil, err
 	}
 	return p.Attach()
+}
+
+// cgroupID returns the id of the cgroup v2 at dir: the inode of its
+// directory.
+func cgroupID(dir string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return 0, fmt.Errorf("cgroup %s: %w", dir, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return 0, fmt.Errorf("cgroup %s: not a directory", dir)
+	}
+	return st.Ino, nil
 }

@@ -149,12 +149,12 @@ func (p *Plan) openTracefs() (*tracefsEvents, error) {
 	o := &p.opts
 	t, err := tracefs.Open(sites, &tracefs.TraceOptions{
 		PID:           o.PID,
-		Cgroup:        o.Cgroup,
-		Done:          o.Done,
+		Cgroup:        p.cgroup,
+		Done:          o.Until,
 		StringSize:    o.StringSize,
 		RingSize:      o.RingSize,
 		FlushInterval: o.FlushInterval,
-		Attached:      o.Attached,
+		Attached:      o.OnAttached,
 		Warn:          o.Warn,
 	})
 	if errors.Is(err, tracefs.ErrNoSites) {

@@ -74,10 +74,11 @@ type grower interface {
 }
 
 // newDlopenFollower attaches to the dynamic loader of the process of o
-// and, with o.Cgroup, of the processes of that cgroup that share it. A
+// and, with o.Cgroup, whose id is cgroup, of the processes of that
+// cgroup that share it. A
 // statically linked program is its own loader: its dlopen calls the
 // debugState of its own, when its symbols name it.
-func newDlopenFollower(o *Options) (*dlopenFollower, error) {
+func newDlopenFollower(o *Options, cgroup uint64) (*dlopenFollower, error) {
 	ld, err := interpreter(o.PID)
 	if err != nil {
 		return nil, err
@@ -86,8 +87,8 @@ func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 		ld = "/proc/" + strconv.Itoa(o.PID) + "/exe"
 	}
 	so := &bpf.StopperOptions{PID: o.PID}
-	if o.Cgroup != 0 {
-		so = &bpf.StopperOptions{Cgroup: o.Cgroup, CgroupDir: o.CgroupDir}
+	if cgroup != 0 {
+		so = &bpf.StopperOptions{Cgroup: cgroup, CgroupDir: o.Cgroup}
 	}
 	s, err := bpf.NewStopper(ld, debugState, so)
 	if err != nil {
@@ -97,7 +98,7 @@ func newDlopenFollower(o *Options) (*dlopenFollower, error) {
 	if err != nil {
 		fd = -1
 	}
-	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: o.Cgroup, cgroupDir: o.CgroupDir, stopper: s, done: make(chan struct{}),
+	return &dlopenFollower{pid: o.PID, pidfd: fd, cgroup: cgroup, cgroupDir: o.Cgroup, stopper: s, done: make(chan struct{}),
 		attached: make(map[probeID]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 

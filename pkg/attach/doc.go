@@ -36,7 +36,7 @@
 // process that runs the file, also those started later; with one, in
 // that process only, and PATH may be any object it maps or will map.
 // Options.Libraries adds files the process does not map yet to those
-// searched, and Options.Attached is called once every site is attached:
+// searched, and Options.OnAttached is called once every site is attached:
 // a command that package launch started stopped at its execve is let run
 // there, so that it is traced from its first instruction.
 //

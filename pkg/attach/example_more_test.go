@@ -73,7 +73,7 @@ func Example_command() {
 		log.Fatal(err)
 	}
 	specs, _ := probespec.ParseAll("demo:start")
-	t, err := attach.Open(context.Background(), specs, &attach.Options{PID: cmd.Pid, Libraries: cmd.Libraries, Attached: cmd.Release})
+	t, err := attach.Open(context.Background(), specs, &attach.Options{PID: cmd.Pid, Libraries: cmd.Libraries, OnAttached: cmd.Release})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,11 +4,11 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
-// stopOnExit calls stop when o.Done is closed or, without Done, when
+// stopOnExit calls stop when o.Until is closed or, without Until, when
 // process o.PID exits, unless closing is closed first. It does nothing
 // without either.
 func stopOnExit(o *Options, closing <-chan struct{}, stop func()) {
-	end := o.Done
+	end := o.Until
 	if end == nil && o.PID != 0 {
 		end = exitOf(closing, o.PID)
 	}

@@ -15,7 +15,7 @@ import (
 var ErrStop = errors.New("stop")
 
 // Run gives fn every event, until ctx is done, Stop is called, the
-// process of Options.PID exits (or Options.Done is closed), or fn
+// process of Options.PID exits (or Options.Until is closed), or fn
 // returns an error; then it stops, gives fn the events left (unless fn
 // failed), and closes the Tracer. The Event is reused between calls. The
 // error is fn's (none for ErrStop), or that of reading, and that of

@@ -4,7 +4,7 @@
 //
 //	c, err := launch.Start([]string{"./prog", "7"}, nil)
 //	...
-//	opts := &attach.Options{PID: c.Pid, Libraries: c.Libraries, Attached: c.Release}
+//	opts := &attach.Options{PID: c.Pid, Libraries: c.Libraries, OnAttached: c.Release}
 //	t, err := attach.Open(ctx, specs, opts) // c runs once every site is attached
 //	...
 //	status, err := c.Wait()
