@@ -403,7 +403,7 @@ func (s *keeperState) attach(req *attachRequest) error {
 	if s.journal != nil && len(req.Offsets) > 0 {
 		var st unix.Stat_t
 		if unix.Stat(req.Path, &st) == nil {
-			s.journal.Add(journal.Planned{Path: req.Path, Dev: st.Dev, Inode: st.Ino, PID: req.PID,
+			s.journal.Add(journal.Planned{Path: req.Path, Dev: st.Dev, Inode: st.Ino, Ctime: st.Ctim.Nano(), PID: req.PID,
 				Offsets: req.Offsets, RefCtrOffsets: req.RefCtrOffsets})
 		}
 	}

@@ -23,6 +23,10 @@ type Planned struct {
 	Path  string `json:"path"`
 	Dev   uint64 `json:"dev"`
 	Inode uint64 `json:"inode"`
+	// Ctime is the file's status change time in ns (stat's st_ctim),
+	// 0 if unknown: another file given the inode of one deleted has
+	// another.
+	Ctime int64 `json:"ctime,omitempty"`
 	// PID is the one process attached, as the attaching process's PID
 	// namespace numbers it; 0 for every process that maps the file.
 	PID           int      `json:"pid,omitempty"`

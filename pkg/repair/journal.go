@@ -3,11 +3,13 @@ package repair
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/sdtkit/sdtkit/pkg/journal"
 	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/semaphore"
 	"github.com/sdtkit/sdtkit/pkg/uprobes"
+	"golang.org/x/sys/unix"
 )
 
 // lowerJournaled lowers the semaphores that orphaned sites of process
@@ -31,7 +33,7 @@ func lowerJournaled(pid int, cands []candidate, set *uprobes.Set, o *Options, re
 		if c.sema == 0 || c.site.Hook || len(set.Owners(c.id, c.site.File, c.site.Offset)) > 0 {
 			continue
 		}
-		attacher := journaledBy(lefts, c, pid)
+		attacher := journaledBy(lefts, c, pid, ctimeOf(pid, c.site.File))
 		if attacher == 0 {
 			continue
 		}
@@ -67,8 +69,10 @@ func lowerJournaled(pid int, cands []candidate, set *uprobes.Set, o *Options, re
 
 // journaledBy returns the pid of the process gone that journaled the
 // site of c, in process pid or in every process, with the semaphore of c
-// as its reference counter; 0 if none did.
-func journaledBy(lefts []journal.Left, c *candidate, pid int) int {
+// as its reference counter; 0 if none did. ctime, when not 0, is that of
+// the file of c: a journal of another file that had its inode, deleted
+// since, has another.
+func journaledBy(lefts []journal.Left, c *candidate, pid int, ctime int64) int {
 	for _, l := range lefts {
 		for i := range l.Uprobes {
 			u := &l.Uprobes[i]
@@ -78,10 +82,23 @@ func journaledBy(lefts []journal.Left, c *candidate, pid int) int {
 			if (u.Dev != c.id.Dev || u.Inode != c.id.Inode) && u.Path != c.site.File {
 				continue
 			}
+			if u.Ctime != 0 && ctime != 0 && u.Ctime != ctime {
+				continue
+			}
 			if ref, ok := u.RefCtr(c.site.Offset); ok && ref != 0 && ref == c.semaO {
 				return l.Attacher
 			}
 		}
 	}
 	return 0
+}
+
+// ctimeOf returns the status change time in ns of the file process pid
+// maps at path, as its root shows it; 0 if it cannot be looked at.
+func ctimeOf(pid int, path string) int64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/"+strconv.Itoa(pid)+"/root"+path, &st) != nil {
+		return 0
+	}
+	return st.Ctim.Nano()
 }

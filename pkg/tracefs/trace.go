@@ -365,7 +365,7 @@ func (t *Tracer) journal(defs []*Definition) {
 			}
 			j = len(t.planned)
 			byPath[d.Path] = j
-			t.planned = append(t.planned, journal.Planned{Path: d.Path, Dev: st.Dev, Inode: st.Ino, PID: pid})
+			t.planned = append(t.planned, journal.Planned{Path: d.Path, Dev: st.Dev, Inode: st.Ino, Ctime: st.Ctim.Nano(), PID: pid})
 		}
 		p := &t.planned[j]
 		p.Offsets = append(p.Offsets, d.Offset)
