@@ -189,7 +189,9 @@ func RemoveGroup(dir, group string) error {
 // longer exist (OwnerGroup of a PID that this PID namespace has no
 // process of), and those of self's own group, which can only be left by
 // an earlier process with the same PID. Other groups are never touched.
-// It returns the groups it removed events of.
+// A group whose events are still in use (its owner's keeper still holds
+// them as it exits) is left for a later call. It returns the groups it
+// removed events of.
 func RemoveStale(dir string, self int) ([]string, error) {
 	evs, err := Events(dir)
 	if err != nil {
@@ -210,8 +212,12 @@ func RemoveStale(dir string, self int) ([]string, error) {
 	var groups []string
 	var errs []error
 	for g := range stale {
+		err := RemoveGroup(dir, g)
+		if errors.Is(err, unix.EBUSY) {
+			continue
+		}
 		groups = append(groups, g)
-		errs = append(errs, RemoveGroup(dir, g))
+		errs = append(errs, err)
 	}
 	return groups, errors.Join(errs...)
 }

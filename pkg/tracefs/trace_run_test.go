@@ -13,6 +13,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"golang.org/x/sys/unix"
 )
 
 // demo is a private copy of the demo fixture (see package testdemo).
@@ -83,4 +84,49 @@ func sitesOf(t *testing.T, spec string) []Site {
 		}
 	}
 	return sites
+}
+
+// TestRemoveStaleBusy checks that the group of a process gone whose
+// events are still in use (its keeper still holds them as it exits) is
+// left without an error, and removed once they are not.
+func TestRemoveStaleBusy(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("requires root (to define uprobe events)")
+	}
+	dir, err := Mount()
+	if err != nil {
+		t.Skip("requires tracefs:", err)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip("requires true:", err)
+	}
+	group := OwnerGroup(gone.Process.Pid)
+	s := sitesOf(t, demo+":demo:start")[0]
+	note := &s.Target.File.Sites[s.Probe.Sites[0]]
+	d, err := Define(note, s.Target.File.Machine, s.Target.Path, group, "start", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(dir, []*Definition{d}); err != nil {
+		t.Fatal(err)
+	}
+	defer RemoveGroup(dir, group)
+	f, err := ReadFormat(dir, group, "start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := openEvent(f.ID, -1, 0, false, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := RemoveStale(dir, os.Getpid())
+	if err != nil || slices.Contains(removed, group) {
+		t.Errorf("RemoveStale with the group in use = %v, %v, want it left and no error", removed, err)
+	}
+	unix.Close(fd)
+	removed, err = RemoveStale(dir, os.Getpid())
+	if err != nil || !slices.Contains(removed, group) {
+		t.Errorf("RemoveStale once unused = %v, %v, want %s removed", removed, err, group)
+	}
 }
