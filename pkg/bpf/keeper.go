@@ -347,13 +347,14 @@ func guardGone(guard string, s *keeperState, detached bool) int {
 		// meanwhile stops again.
 		released := make(chan error, 1)
 		go func() { released <- s.letGo() }()
+		var err error
 		select {
-		case err := <-released:
-			released <- err
+		case err = <-released:
 		case <-time.After(stopWait):
 			continueGuarded(guard)
+			err = <-released
 		}
-		if err := <-released; err != nil {
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", selfexec.Name, err)
 			status = 1
 		}

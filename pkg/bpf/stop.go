@@ -159,7 +159,7 @@ func (s *Stopper) Detach() error {
 }
 
 // GuardExited returns a channel that is closed when the guard process
-// has exited: on Detach, Abandon or Close, or before, killed, leaving the
+// has exited: on Abandon or Close, or before, killed, leaving the
 // processes stopped unguarded should this process die. The uprobe goes
 // with the guard.
 func (s *Stopper) GuardExited() <-chan struct{} { return s.exited }

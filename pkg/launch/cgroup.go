@@ -120,8 +120,16 @@ func (c *Cgroup) moveOut() (int, error) {
 }
 
 // selfCgroup returns the directory of this process's cgroup v2.
-func selfCgroup() (string, error) {
-	b, err := os.ReadFile("/proc/self/cgroup")
+func selfCgroup() (string, error) { return cgroupOf("self") }
+
+// CgroupOf returns the directory of the cgroup v2 of process pid, as this
+// process's mounts show it.
+func CgroupOf(pid int) (string, error) { return cgroupOf(strconv.Itoa(pid)) }
+
+// cgroupOf returns the directory of the cgroup v2 of the process /proc
+// names proc.
+func cgroupOf(proc string) (string, error) {
+	b, err := os.ReadFile("/proc/" + proc + "/cgroup")
 	if err != nil {
 		return "", err
 	}
@@ -133,7 +141,7 @@ func selfCgroup() (string, error) {
 		}
 	}
 	if !found {
-		return "", errors.New("no cgroup v2 in /proc/self/cgroup")
+		return "", fmt.Errorf("no cgroup v2 in /proc/%s/cgroup", proc)
 	}
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {

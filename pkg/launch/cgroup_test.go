@@ -58,6 +58,12 @@ func TestCgroup(t *testing.T) {
 	if got := procs(t, cg); got != strconv.Itoa(child) {
 		t.Errorf("after the command: cgroup.procs = %q, want its child %d", got, child)
 	}
+	if dir, err := CgroupOf(child); dir != cg.Path || err != nil {
+		t.Errorf("CgroupOf(the child) = %q, %v, want %q", dir, err, cg.Path)
+	}
+	if dir, err := CgroupOf(os.Getpid()); dir != filepath.Dir(cg.Path) || err != nil {
+		t.Errorf("CgroupOf(this process) = %q, %v, want %q, where the cgroup was made", dir, err, filepath.Dir(cg.Path))
+	}
 	moved, err := cg.Remove()
 	removed = err == nil
 	if moved != 1 || err != nil {

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/pkg/journal"
+	"github.com/sdtkit/sdtkit/pkg/launch"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
@@ -67,30 +67,8 @@ func guards(g *journal.Guarded, pid int) bool {
 		start, err := process.StartTime(pid)
 		return g.PID == pid && err == nil && start == g.Start
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
-	if err != nil {
-		return false
-	}
-	// The cgroup v2 line, 0::/PATH, names the directory below the
-	// hierarchy's mount.
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		if path, ok := bytes.CutPrefix(line, []byte("0::")); ok {
-			return len(path) > 1 && samePath(g.Cgroup, string(path))
-		}
-	}
-	return false
-}
-
-// samePath reports whether the cgroup directory dir is the one at path
-// below the hierarchy's mount, where package launch makes them.
-func samePath(dir, path string) bool {
-	dir = filepath.Clean(dir)
-	for _, root := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
-		if dir == filepath.Join(root, path) {
-			return true
-		}
-	}
-	return false
+	dir, err := launch.CgroupOf(pid)
+	return err == nil && filepath.Clean(dir) == filepath.Clean(g.Cgroup)
 }
 
 // forgetGuards removes the journals of stop guards that are gone whose

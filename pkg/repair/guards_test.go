@@ -80,22 +80,6 @@ func TestContinueLeft(t *testing.T) {
 	}
 }
 
-func TestSamePath(t *testing.T) {
-	for _, tt := range []struct {
-		dir, path string
-		want      bool
-	}{
-		{"/sys/fs/cgroup/sdtattach-1-2-3", "/sdtattach-1-2-3", true},
-		{"/sys/fs/cgroup/unified/a/b", "/a/b", true},
-		{"/sys/fs/cgroup/a/b", "/b", false},
-		{"/sys/fs/cgroup/a", "/b", false},
-	} {
-		if got := samePath(tt.dir, tt.path); got != tt.want {
-			t.Errorf("samePath(%q, %q) = %v, want %v", tt.dir, tt.path, got, tt.want)
-		}
-	}
-}
-
 // TestForgetGuards checks that the journals of guards gone are removed
 // once what they guarded is gone too, and kept while it is not.
 func TestForgetGuards(t *testing.T) {
