@@ -311,8 +311,8 @@ func (p *Plan) newFollower() *dlopenFollower {
 		return nil
 	}
 	f, err := newDlopenFollower(o, p.cgroup)
-	if err != nil && o.Warn != nil {
-		o.Warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
+	if err != nil {
+		p.warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
 	}
 	return f
 }

@@ -60,16 +60,11 @@ func undo(pid int, h *semaphore.Holder, o *Options, rep *Report, sems map[uint64
 		}
 		u := Undone{Holder: h.Pid, Hold: x}
 		if p != nil {
-			before, after, err := p.Add(x.Semaphore(), -1)
-			if err != nil && !errors.Is(err, semaphore.ErrChanged) {
+			if err := lower(p, &u, sems); err != nil {
 				errs = append(errs, fmt.Errorf("undo the hold of process %d on %s:%s: %w", h.Pid, x.Provider, x.Name, err))
 				continue
 			}
-			u.Before, u.After, u.Done = before, after, true
 			done = append(done, x)
-			if s := sems[x.Addr]; s != nil {
-				s.value = after
-			}
 		}
 		rep.Undone = append(rep.Undone, u)
 	}
@@ -77,4 +72,19 @@ func undo(pid int, h *semaphore.Holder, o *Options, rep *Report, sems map[uint64
 		errs = append(errs, h.Forget(done))
 	}
 	return errors.Join(errs...)
+}
+
+// lower undoes the increment of u in the process of p, sets what u says
+// of it, and the value sems keeps of the semaphore. A semaphore another
+// writer changed meanwhile is lowered from its new value.
+func lower(p *semaphore.Process, u *Undone, sems map[uint64]*semState) error {
+	before, after, err := p.Add(u.Hold.Semaphore(), -1)
+	if err != nil && !errors.Is(err, semaphore.ErrChanged) {
+		return err
+	}
+	u.Before, u.After, u.Done = before, after, true
+	if s := sems[u.Hold.Addr]; s != nil {
+		s.value = after
+	}
+	return nil
 }

@@ -52,14 +52,9 @@ func lowerJournaled(pid int, cands []candidate, set *uprobes.Set, o *Options, re
 				}
 				defer p.Close()
 			}
-			before, after, err := p.Add(h.Semaphore(), -1)
-			if err != nil && !errors.Is(err, semaphore.ErrChanged) {
+			if err := lower(p, &u, sems); err != nil {
 				errs = append(errs, fmt.Errorf("lower the semaphore of %s: %w", c.site.label(), err))
 				continue
-			}
-			u.Before, u.After, u.Done = before, after, true
-			if s := sems[c.sema]; s != nil {
-				s.value = after
 			}
 		}
 		rep.Undone = append(rep.Undone, u)

@@ -106,8 +106,11 @@ func (k *keeper) open(id uint32, pid, cpu int, inherit, cgroup bool, watermark u
 	}
 	b := append([]byte{kindOpen}, unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize)...)
 	oob, err := k.call(b, true)
+	if errno, ok := err.(syscall.Errno); ok {
+		return -1, fmt.Errorf("perf_event_open: %w", errno)
+	}
 	if err != nil {
-		return -1, fmt.Errorf("perf_event_open: %w", err)
+		return -1, err
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil || len(msgs) != 1 {
