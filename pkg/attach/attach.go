@@ -281,7 +281,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		follow.stop()
 		return nil, err
 	}
-	return newTracer(prog, p, follow), nil
+	return newBPFTracer(prog, p, follow), nil
 }
 
 // following reports whether the plan follows the libraries its process

@@ -125,9 +125,7 @@ func (p *Plan) attachTracefs() (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTracerState(p)
-	t.events = src
-	return t, nil
+	return &Tracer{src: src, plan: p}, nil
 }
 
 // openTracefs defines and enables an event for every site of the plan.
@@ -167,7 +165,7 @@ func (p *Plan) openTracefs() (*tracefsEvents, error) {
 }
 
 // tracefsEvents are the events of the plan's uprobe events, as an
-// EventSource: each given its Site, and those that fail Options.Filter,
+// source: each given its Site, and those that fail Options.Filter,
 // which BPF would evaluate in the kernel, passed over.
 type tracefsEvents struct {
 	t    *tracefs.Tracer

@@ -59,8 +59,8 @@ type dlopenFollower struct {
 	warned   map[string]bool
 }
 
-// A grower is what follows the libraries loaded: a Tracer or an
-// Aggregator.
+// A grower is what follows the libraries loaded: the events of a Tracer
+// (bpfEvents) or an Aggregator.
 type grower interface {
 	// prepare readies probe number id, whose sites are like s, before
 	// they are attached: its filter, how it is aggregated. An error

@@ -101,7 +101,7 @@ func TestNoteUnread(t *testing.T) {
 		{Probe: p, Args: []Arg{{Raw: "8@%rax"}, {Raw: "8@(%rcx)"}}, Reported: 1 << 1},
 	}
 	var warnings []error
-	tr := newTracerState(&Plan{Sites: sites, opts: Options{Warn: func(err error) { warnings = append(warnings, err) }}})
+	tr := newBPFEvents(&Plan{Sites: sites, opts: Options{Warn: func(err error) { warnings = append(warnings, err) }}})
 	notRead := []hit.Value{{Kind: hit.Uint, Size: 8}, {Kind: hit.NotRead, Size: 8}}
 	for range 3 {
 		for i, s := range sites {
