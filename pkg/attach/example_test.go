@@ -42,8 +42,8 @@ func Example() {
 	}
 }
 
-// This traces a running process by its pid, until it exits. It prints
-// "demo:tick 3 events", then "exited; 0 lost".
+// This traces a running process by its pid, until it exits, ranging
+// over its events. It prints "demo:tick 3 events", then "exited; 0 lost".
 func Example_pid() {
 	cmd := exec.Command(demo, "0", "10") // a tick every 10 ms, until killed
 	if err := cmd.Start(); err != nil {
@@ -54,18 +54,16 @@ func Example_pid() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer t.Close()
-
-	var ev attach.Event
-	for i := 0; i < 3; i++ {
-		if err := t.Read(&ev); err != nil {
+	n := 0
+	for ev, err := range t.Events(context.Background()) { // until the exit is seen
+		if err != nil {
 			log.Fatal(err)
 		}
-	}
-	fmt.Println(ev.Probe(), "3 events")
-	cmd.Process.Kill()
-	cmd.Wait()
-	for t.Read(&ev) == nil { // the events left, until the exit is seen
+		if n++; n == 3 {
+			fmt.Println(ev.Probe(), "3 events")
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
 	}
 	fmt.Println("exited;", t.Lost(), "lost")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -40,6 +41,28 @@ func (t *Tracer) Run(ctx context.Context, fn func(*Event) error) error {
 		err = errors.Join(err, fmt.Errorf("detach: %w", cerr))
 	}
 	return err
+}
+
+// Events returns the events of Run as an iterator: ranging over it
+// runs the Tracer until ctx is done, Stop is called or the process of
+// Options.PID exits, yields the events left, and closes the Tracer.
+// Leaving the loop early closes it at once. An error of reading or of
+// detaching comes last, with a nil Event. The Event is reused between
+// iterations.
+func (t *Tracer) Events(ctx context.Context) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		done := false
+		err := t.Run(ctx, func(ev *Event) error {
+			if !yield(ev, nil) {
+				done = true
+				return ErrStop
+			}
+			return nil
+		})
+		if err != nil && !done {
+			yield(nil, err)
+		}
+	}
 }
 
 // Aggregate resolves specs and aggregates the hits of their sites as a
