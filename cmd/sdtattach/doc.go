@@ -261,7 +261,9 @@ program that sends the signal). It attaches to the matching probes of
 the objects mapped since, and lets the command run on with SIGCONT; a
 probe fired by a constructor or right after dlopen returns is traced.
 A statically linked command, its own dynamic loader, is stopped so in
-its own _dl_debug_state, when its symbols name it (not once stripped).
+its own _dl_debug_state, when its symbols name it; one whose symbols
+do not (stripped, or built without a libc that has dlopen) has no
+loader to follow, and is traced without a word about dlopen.
 Each change to the loader's list of objects (two at its start, two for
 each dlopen and dlclose) stops the command while sdtattach reads the
 notes of the objects mapped since the last stop (a stop that maps

@@ -302,8 +302,10 @@ func (p *Plan) room() (sites, probes int) {
 }
 
 // newFollower returns the follower of the libraries the process loads,
-// or nil when not following, or when following fails, which takes
-// nothing away from the sites planned (Options.Warn says why). It is
+// or nil when not following, when the process has no dynamic loader to
+// follow (a static program without _dl_debug_state), or when following
+// fails, which takes nothing away from the sites planned (Options.Warn
+// says why). It is
 // made before the command of Options.OnAttached runs.
 func (p *Plan) newFollower() *dlopenFollower {
 	o := &p.opts

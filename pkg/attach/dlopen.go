@@ -75,16 +75,12 @@ type grower interface {
 
 // newDlopenFollower attaches to the dynamic loader of the process of o
 // and, with o.Cgroup, whose id is cgroup, of the processes of that
-// cgroup that share it. A
-// statically linked program is its own loader: its dlopen calls the
-// debugState of its own, when its symbols name it.
+// cgroup that share it. It returns nil and no error where the process
+// has no loader to follow (see loader).
 func newDlopenFollower(o *Options, cgroup uint64) (*dlopenFollower, error) {
-	ld, err := interpreter(o.PID)
-	if err != nil {
+	ld, err := loader(o.PID)
+	if ld == "" || err != nil {
 		return nil, err
-	}
-	if ld == "" {
-		ld = "/proc/" + strconv.Itoa(o.PID) + "/exe"
 	}
 	so := &bpf.StopperOptions{PID: o.PID}
 	if cgroup != 0 {
@@ -102,11 +98,15 @@ func newDlopenFollower(o *Options, cgroup uint64) (*dlopenFollower, error) {
 		attached: make(map[probeID]bool), mapped: make(map[[2]uint64]bool), warned: make(map[string]bool)}, nil
 }
 
-// interpreter returns the dynamic loader of process pid, as a path
-// through /proc/PID/root, or "" for a static program.
-func interpreter(pid int) (string, error) {
-	proc := "/proc/" + strconv.Itoa(pid)
-	f, err := elf.Open(proc + "/exe")
+// loader returns the file whose debugState process pid calls on
+// dlopen: its dynamic loader, as a path through /proc/PID/root, or, for
+// a statically linked program, which is its own loader, the program
+// when its symbols name debugState (a libc that has dlopen in static
+// programs). It returns "" for a static program without: it loads no
+// library, or none that can be followed (stripped).
+func loader(pid int) (string, error) {
+	exe := "/proc/" + strconv.Itoa(pid) + "/exe"
+	f, err := elf.Open(exe)
 	if err != nil {
 		return "", fmt.Errorf("follow dlopen: %w", err)
 	}
@@ -119,9 +119,26 @@ func interpreter(pid int) (string, error) {
 		if _, err := p.ReadAt(b, 0); err != nil {
 			return "", fmt.Errorf("follow dlopen: interpreter: %w", err)
 		}
-		return proc + "/root" + string(bytes.TrimRight(b, "\x00")), nil
+		return "/proc/" + strconv.Itoa(pid) + "/root" + string(bytes.TrimRight(b, "\x00")), nil
+	}
+	if hasSymbol(f, debugState) {
+		return exe, nil
 	}
 	return "", nil
+}
+
+// hasSymbol reports whether the symbol table of f, or its dynamic one,
+// names a function called name.
+func hasSymbol(f *elf.File, name string) bool {
+	for _, read := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		syms, _ := read()
+		for _, s := range syms {
+			if s.Name == name && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // start follows the loads of the processes for g, which attaches with
