@@ -224,7 +224,10 @@ the same as with BPF, with these differences: an argument with no fetch
 argument form (memory indexed by a register, a floating-point value, a
 symbol plus a register in a PIE) is null, with a warning; a number in
 memory that cannot be read is 0; a strN string also ends at its first
-NUL; events are in time order per CPU only; PROVIDER:NAME is not
+NUL; a 32-bit program's string whose pointer is in memory is null, with
+a warning, when the 4 bytes after the pointer are not 0 (a 64-bit kernel
+reads a pointer in memory as 8 bytes, and no fetch argument reads 4);
+events are in time order per CPU only; PROVIDER:NAME is not
 searched in the libraries a -c command loads later. -p, -c, -f, -n, -d,
 --types, the argument types, --filter and --attach-only work as with
 BPF, and so do --count, --hist, --stats and --latency, with --by,

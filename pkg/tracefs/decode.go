@@ -3,6 +3,7 @@ package tracefs
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/hit"
@@ -85,6 +86,9 @@ func (t *Tracer) decode(rec []byte, ev *hit.Event) bool {
 			continue
 		}
 		if f.Dynamic {
+			if j < len(sf.high) && sf.high[j] != nil && !t.lowAddress(raw, sf, j, pid) {
+				continue
+			}
 			s, ok := dynamic(raw, f)
 			if !ok || len(s) == 0 {
 				continue // the kernel could not read it
@@ -132,6 +136,24 @@ func (t *Tracer) decode(rec []byte, ev *hit.Event) bool {
 		}
 	}
 	return true
+}
+
+// lowAddress reports whether the kernel read string argument j of an
+// event of site sf, whose 4-byte pointer is in memory, at the pointer:
+// whether the 4 bytes after it, which the kernel read as the top half of
+// the address, are 0. The first time they are not, for each argument of
+// each site, it warns.
+func (t *Tracer) lowAddress(raw []byte, sf *siteFormat, j int, pid uint32) bool {
+	h := sf.high[j]
+	if h.Offset+4 <= len(raw) && le.Uint32(raw[h.Offset:]) == 0 {
+		return true
+	}
+	if t.warn != nil && j < 16 && !sf.bad.Has(j) {
+		sf.bad |= 1 << j
+		p := sf.site.Probe
+		t.warn(fmt.Errorf("%s: %v: arg%d %q: a 4-byte pointer in memory, which a 64-bit kernel's fetch argument reads with the 4 bytes after it, not 0 here (pid %d); shown as null", sf.site.Target.Name, p, j, sf.raw[j], pid))
+	}
+	return false
 }
 
 // dynamic returns the data of a __data_loc field of record raw.

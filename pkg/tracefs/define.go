@@ -58,6 +58,9 @@ type FetchArg struct {
 	Fetch string // such as "%di:s64"
 	// Name, when not "", names the field instead of argN.
 	Name string
+	// Raw is the operand as the note writes it, "" for a field that is
+	// no argument (the site number).
+	Raw string
 }
 
 // name returns the name of the field the argument is fetched as.
@@ -150,6 +153,16 @@ type Options struct {
 	// the operand's value points to, +0(OPERAND):string, to at most the
 	// kernel's MAX_STRING_SIZE bytes.
 	Strings func(i int) bool
+	// KernelWord is the size in bytes of the running kernel's unsigned
+	// long, 8 on a 64-bit kernel, or 0 when not known. The kernel reads
+	// a pointer in memory as that many bytes before it reads the string
+	// it points to: a 32-bit program's pointer in memory, on a 64-bit
+	// kernel, is read with the 4 bytes after it as the top half of the
+	// address. No fetch argument reads it as 4 bytes, so Define fetches
+	// those 4 bytes too, as the field argN_high of string argument N,
+	// for a reader to check that they are 0: the string was then read at
+	// the pointer, and else at an address the program cannot have.
+	KernelWord int
 	// Comm sets Definition.Comm.
 	Comm bool
 	// ARM, for a 32-bit Arm file, reports whether the code at a
@@ -196,16 +209,44 @@ func Define(s *stapsdt.Site, m elf.Machine, path string, group, event string, o 
 	}
 	for i, a := range argspec.ParseArgs(s.Args, m) {
 		f, err := fetch(&a, s.PC, o)
+		var high string
 		if err == nil && o.Strings != nil && o.Strings(i) {
+			high = highFetch(f, o.KernelWord)
 			f, err = stringFetch(f)
 		}
 		if err != nil {
 			d.LeftOut = append(d.LeftOut, LeftOut{Index: i, Raw: a.Raw, Err: err})
 			continue
 		}
-		d.Args = append(d.Args, FetchArg{Index: i, Fetch: f})
+		d.Args = append(d.Args, FetchArg{Index: i, Fetch: f, Raw: a.Raw})
+		if high != "" {
+			d.Args = append(d.Args, FetchArg{Index: i, Fetch: high, Name: highField(i), Raw: a.Raw})
+		}
 	}
 	return d, nil
+}
+
+// highField returns the name of the field that holds the 4 bytes after
+// the 4-byte pointer of string argument i, when Define fetches them (see
+// Options.KernelWord).
+func highField(i int) string { return "arg" + strconv.Itoa(i) + "_high" }
+
+// highFetch returns the fetch argument of the bytes after a pointer in
+// memory fetched by the integer fetch argument f that the dereference
+// of a kernel of word bytes reads with it, or "" when it reads none: a
+// pointer in a register or an immediate, or one of the kernel's size.
+func highFetch(f string, word int) string {
+	i := strings.LastIndexByte(f, ':')
+	loc, typ := f[:i], f[i+1:]
+	if word != 8 || len(typ) < 1 || typ[1:] != "32" || !strings.HasSuffix(loc, ")") {
+		return ""
+	}
+	j := strings.IndexByte(loc, '(')
+	off, err := strconv.ParseInt(loc[:j], 10, 64)
+	if err != nil {
+		return "" // not a displacement: no memory operand
+	}
+	return memory(off+4, loc[j+1:len(loc)-1], 4, false)
 }
 
 // stringFetch returns the fetch argument of the string that the integer

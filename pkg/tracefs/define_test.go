@@ -43,6 +43,34 @@ func TestDefine(t *testing.T) {
 	}
 }
 
+func TestDefineStrings(t *testing.T) {
+	syms := map[string]uint64{"gvar": 0x4010}
+	all := func(int) bool { return true }
+	for _, tt := range []struct {
+		name    string
+		m       elf.Machine
+		args    string
+		word    int // Options.KernelWord
+		want    string
+		leftOut []string
+	}{
+		{"x86-64", elf.EM_X86_64, "8@%rdi 8@-8(%rbp) 8@gvar(%rip)", 8,
+			"arg0=+0(%di):string arg1=+0(-8(%bp)):string arg2=+0(+12000(%ip)):string", nil},
+		// The kernel reads a pointer in memory as 8 bytes: the 4 after
+		// a 4-byte one are fetched to be checked.
+		{"i386 on a 64-bit kernel", elf.EM_386, "4@%eax 4@8(%ebp) 4@-12(%ebp) 4@gvar $5", 8,
+			`arg0=+0(%ax):string arg1=+0(+8(%bp)):string arg1_high=+12(%bp):u32 arg2=+0(-12(%bp)):string arg2_high=-8(%bp):u32 ` +
+				`arg3=+0(+12000(%ip)):string arg3_high=+12004(%ip):u32 arg4=+0(\5):string`, nil},
+		{"i386 on a 32-bit kernel", elf.EM_386, "4@%eax 4@8(%ebp)", 4, "arg0=+0(%ax):string arg1=+0(+8(%bp)):string", nil},
+		{"i386, kernel not known", elf.EM_386, "4@8(%ebp)", 0, "arg0=+0(+8(%bp)):string", nil},
+		{"i386 high byte", elf.EM_386, "1@%ah", 8, "", []string{`arg0 "1@%ah" left out: a string at a register's high byte: no such pointer`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checkDefine(t, tt.m, tt.args, &Options{Symbols: syms, Type: elf.ET_DYN, Strings: all, KernelWord: tt.word}, tt.want, tt.leftOut)
+		})
+	}
+}
+
 func TestDefineSemaphore(t *testing.T) {
 	s := &stapsdt.Site{Args: "8@%rdi", PC: 0x1130, PCOffset: 0x1130, Semaphore: 0x4010, SemaphoreOffset: 0x3010}
 	d, err := Define(s, elf.EM_X86_64, "/bin/x", "g", "e", nil)

@@ -105,7 +105,12 @@
 // are null; a number the kernel cannot read (paged-out memory) reads 0,
 // since the kernel records no fault for numbers; a string it cannot read
 // is null. A counted string (strN) is cut at its length argument or at
-// its first NUL, whichever comes first.
+// its first NUL, whichever comes first. A 64-bit kernel reads a pointer
+// in memory as 8 bytes, and no fetch argument reads 4: a 32-bit
+// program's string whose pointer is in memory (4@8(%ebp)) is read at the
+// pointer only when the 4 bytes after it are 0, which Define fetches
+// too (Options.KernelWord); when they are not, the string is null, with
+// a warning once per argument of each site.
 //
 // The perf events are opened by a keeper, a child process (this same
 // executable run again, named sdtkit-keeper) that hands them over and

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -90,8 +91,9 @@ type Tracer struct {
 	sites  []*siteFormat           // by site number; nil for one left out
 	pid    int
 	strlen int
-	flush  int   // ms
-	epoch  int64 // Unix time in ns when CLOCK_MONOTONIC read 0
+	warn   func(error) // TraceOptions.Warn
+	flush  int         // ms
+	epoch  int64       // Unix time in ns when CLOCK_MONOTONIC read 0
 
 	fds     []int // every perf event
 	keeper  *keeper
@@ -129,6 +131,12 @@ type siteFormat struct {
 	id   uint32 // of its event
 	site *Site
 	args []*Field // by argument; nil for one left out
+	// high are, by argument, the fields of the 4 bytes after a string's
+	// 4-byte pointer in memory, which the kernel read as its top half
+	// (Options.KernelWord); nil for the others, or nil for none.
+	high []*Field
+	raw  []string    // the operands of the arguments that have high
+	bad  hit.ArgMask // the arguments whose high was reported not 0
 }
 
 // ErrClosed is returned by Read after Close.
@@ -170,6 +178,7 @@ func Open(sites []Site, o *TraceOptions) (*Tracer, error) {
 		types:   make(map[uint32]*eventFormat),
 		sites:   make([]*siteFormat, len(sites)),
 		pid:     o.PID,
+		warn:    o.Warn,
 		cgroup:  o.Cgroup,
 		strlen:  cmp.Or(o.StringSize, bpf.DefaultStringSize),
 		flush:   int(cmp.Or(o.FlushInterval, bpf.DefaultFlushInterval) / time.Millisecond),
@@ -252,6 +261,15 @@ func (t *Tracer) open(sites []Site, group string, o *TraceOptions) error {
 			if j >= 16 || !sf.site.Reported.Has(j) {
 				sf.args[j] = f.Field("arg" + strconv.Itoa(j))
 			}
+		}
+		for _, a := range d.Args {
+			if a.Name != highField(a.Index) || a.Index >= len(sf.args) {
+				continue
+			}
+			if sf.high == nil {
+				sf.high, sf.raw = make([]*Field, len(sf.args)), make([]string, len(sf.args))
+			}
+			sf.high[a.Index], sf.raw[a.Index] = f.Field(a.Name), a.Raw
 		}
 		t.sites[sf.num] = sf
 	}
@@ -391,6 +409,22 @@ func (t *Tracer) poll(fd int) error {
 // siteField is the field of every event that holds the site number.
 const siteField = "site"
 
+// kernelWord returns the size in bytes of the running kernel's unsigned
+// long: that of this process's, unless this is a 32-bit process that
+// uname says runs on a 64-bit machine.
+func kernelWord() int {
+	if strconv.IntSize == 64 {
+		return 8
+	}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		if m := unix.ByteSliceToString(u.Machine[:]); strings.Contains(m, "64") || m == "s390x" {
+			return 8
+		}
+	}
+	return 4
+}
+
 // kernelBefore reports whether the running kernel's version is before v
 // (major, minor); false when it cannot be told.
 func kernelBefore(v [2]int) bool {
@@ -460,11 +494,12 @@ func definitions(sites []Site, group string, o *TraceOptions) ([]*Definition, []
 				continue
 			}
 			d, err := Define(note, f.Machine, path, group, "", &Options{
-				Symbols: syms,
-				Type:    f.Type,
-				Comm:    true,
-				Strings: func(i int) bool { return i < len(ps.Args) && ps.Args[i].Kind == probespec.String },
-				ARM:     arm,
+				Symbols:    syms,
+				Type:       f.Type,
+				Comm:       true,
+				Strings:    func(i int) bool { return i < len(ps.Args) && ps.Args[i].Kind == probespec.String },
+				KernelWord: kernelWord(),
+				ARM:        arm,
 			})
 			if err != nil {
 				warn(o, fmt.Errorf("%s: %v: site at %#x left out: %w", tg.Name, p, note.PC, err))
