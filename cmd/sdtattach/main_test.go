@@ -8,13 +8,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
-	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
-	"github.com/sdtkit/sdtkit/pkg/probe"
-	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
 const demo = "../../pkg/stapsdt/testdata/demo"
@@ -66,41 +62,6 @@ func TestParseArgsFlagsAfterProbes(t *testing.T) {
 	}
 	if c.count != 3 || c.typesFile != "f.d" || len(c.specs) != 2 || c.specs[1].Path != "y" {
 		t.Errorf("parseArgs = %+v", c)
-	}
-}
-
-func TestOutputEvent(t *testing.T) {
-	p := &probe.Probe{Target: &probe.Target{Name: "prog"}, Provider: "p", Name: "q"}
-	plain := &attach.Site{Probe: p, Args: []attach.Arg{{}, {Type: probespec.Type{Kind: probespec.Drop}}, {Type: probespec.Type{Kind: probespec.String}}}}
-	named := &attach.Site{Probe: p, Fields: true, Args: []attach.Arg{{Name: "n"}, {Type: probespec.Type{Kind: probespec.String}, Name: "s"}}}
-	var stdout bytes.Buffer
-	plan := &attach.Plan{Probes: []*probe.Probe{p}, Sites: []*attach.Site{plain, named}}
-	o := newOutput(&stdout, plan)
-	ev := attach.Event{Site: plain, Event: bpf.Event{Time: time.Unix(1, 5), PID: 10, TID: 11, CPU: 1, Comm: `a"b`, Args: []bpf.Value{
-		{Kind: bpf.Int, Bits: uint64(1<<64 - 7), Size: 4},
-		{Kind: bpf.Uint, Bits: 9, Size: 8},
-		{Kind: bpf.String, Str: "long\n", Truncated: true, Size: 8},
-	}}}
-	if err := o.event(&ev); err != nil {
-		t.Fatal(err)
-	}
-	ev.Event.Site, ev.Site = 1, named
-	ev.Args = []bpf.Value{{Kind: bpf.NotRead, Size: 8}, {Kind: bpf.String, Str: "<x>", Size: 8}}
-	o.event(&ev)
-	o.event(&ev)
-	o.lostEvents(3)
-	o.lostEvents(3)
-	o.flush()
-	want := `{"ts":1000000005,"pid":10,"tid":11,"comm":"a\"b","cpu":1,"provider":"p","name":"q","args":[-7,"long\n"],"truncated":[1]}
-{"ts":1000000005,"pid":10,"tid":11,"comm":"a\"b","cpu":1,"provider":"p","name":"q","args":[null,"<x>"],"fields":{"n":null,"s":"<x>"}}
-{"ts":1000000005,"pid":10,"tid":11,"comm":"a\"b","cpu":1,"provider":"p","name":"q","args":[null,"<x>"],"fields":{"n":null,"s":"<x>"}}
-{"lost":3}
-`
-	if got := stdout.String(); got != want {
-		t.Errorf("output:\n%s\nwant:\n%s", got, want)
-	}
-	if o.perProbe[0] != 3 || o.events != 3 {
-		t.Errorf("counts = %d, %d, want 3", o.perProbe[0], o.events)
 	}
 }
 

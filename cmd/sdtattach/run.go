@@ -8,19 +8,13 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/attach"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 )
-
-// flushInterval bounds how long an event waits, in the ring buffer and
-// again in the output buffer, before a reader of stdout sees it.
-const flushInterval = 100 * time.Millisecond
 
 // run attaches to the probes the command line names and streams their
 // events to stdout until a stop condition.
@@ -40,12 +34,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer signal.Stop(pipe)
 
 	opts := &attach.Options{
-		PID:           c.pid,
-		Filter:        c.filter,
-		StringSize:    c.strlen,
-		RingSize:      c.bufsize,
-		FlushInterval: flushInterval,
-		Warn:          func(err error) { cli.Print(logger, errors.New(flagWords(err))) },
+		PID:        c.pid,
+		Filter:     c.filter,
+		StringSize: c.strlen,
+		RingSize:   c.bufsize,
+		Warn:       func(err error) { cli.Print(logger, errors.New(flagWords(err))) },
 	}
 	opts.Backend, _ = attach.ParseBackend(c.backend) // checked by parseArgs
 	if c.command != "" {
@@ -86,9 +79,13 @@ func trace(ctx context.Context, c *config, opts *attach.Options, stdout io.Write
 	if c.attachOnly {
 		return plan.Status(attachOnly(c, stdout, plan, pids))
 	}
-	out := newOutput(stdout, plan)
-	err = stream(ctx, c, t, out)
-	summary(logger, out, plan)
+	if c.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.duration)
+		defer cancel()
+	}
+	n, err := t.Stream(ctx, stdout, c.count)
+	summary(logger, n, plan)
 	if errors.Is(err, syscall.EPIPE) {
 		err = nil
 	}
@@ -131,87 +128,17 @@ func loadTypes(name string) (*attach.Types, error) {
 	return &attach.Types{Source: "the --types file", Providers: provs}, nil
 }
 
-// stream copies events to out until the -n count, the -d duration, a
-// signal, the exit of the -p process, or an error. On a stop other than
-// the count, the probes are detached first and the events still in the
-// ring buffer are written before returning.
-func stream(ctx context.Context, c *config, t *attach.Tracer, out *output) error {
-	if c.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.duration)
-		defer cancel()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	var tickErr error // of writing the output at a tick, which ends the trace
-	ticking := make(chan struct{})
-	go func() {
-		defer close(ticking)
-		tick := time.NewTicker(flushInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			mu.Lock()
-			err := out.tick(t.Lost())
-			mu.Unlock()
-			if err != nil {
-				tickErr = err
-				cancel()
-				return
-			}
-		}
-	}()
-	err := t.Run(ctx, func(ev *attach.Event) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if err := out.event(ev); err != nil {
-			return err
-		}
-		if c.count > 0 && out.events >= c.count {
-			return attach.ErrStop
-		}
-		return nil
-	})
-	cancel()
-	<-ticking
-	if err == nil {
-		err = tickErr
-	}
-	if lerr := out.lostEvents(t.Lost()); err == nil {
-		err = lerr
-	}
-	out.skipped = t.Skipped()
-	if ferr := out.flush(); err == nil {
-		err = ferr
-	}
-	return err
-}
-
-// tick reports newly lost events in-band and flushes the output, so that
-// a reader of a pipe sees events while the probes are idle.
-func (o *output) tick(lost uint64) error {
-	if err := o.lostEvents(lost); err != nil {
-		return err
-	}
-	return o.flush()
-}
-
 // summary prints the event counts on stderr.
-func summary(logger *log.Logger, out *output, plan *attach.Plan) {
-	logger.Printf("%d events, %d lost", out.events, out.lost)
-	if out.skipped > 0 {
-		logger.Printf("%d probe hits made no event (nested more than 4 deep on a CPU, or of an unknown site)", out.skipped)
+func summary(logger *log.Logger, n *attach.Streamed, plan *attach.Plan) {
+	logger.Printf("%d events, %d lost", n.Events, n.Lost)
+	if n.Skipped > 0 {
+		logger.Printf("%d probe hits made no event (nested more than 4 deep on a CPU, or of an unknown site)", n.Skipped)
 	}
 	for i, p := range plan.Probes {
-		var n uint64
-		if i < len(out.perProbe) {
-			n = out.perProbe[i]
+		var k uint64
+		if i < len(n.ByProbe) {
+			k = n.ByProbe[i]
 		}
-		logger.Printf("%s:%v: %d events", p.Target.Name, p, n)
+		logger.Printf("%s:%v: %d events", p.Target.Name, p, k)
 	}
 }

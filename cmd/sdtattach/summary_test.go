@@ -25,8 +25,8 @@ func TestSummary(t *testing.T) {
 			"sdtattach: prog:p:q: 5 events\n"},
 	} {
 		var buf bytes.Buffer
-		out := &output{events: tt.events, lost: tt.lost, skipped: tt.skipped, perProbe: []uint64{5}}
-		summary(log.New(&buf, "sdtattach: ", 0), out, plan)
+		n := &attach.Streamed{Events: tt.events, Lost: tt.lost, Skipped: tt.skipped, ByProbe: []uint64{5}}
+		summary(log.New(&buf, "sdtattach: ", 0), n, plan)
 		if got := buf.String(); got != tt.want {
 			t.Errorf("summary(%d events, %d lost, %d skipped) = %q, want %q", tt.events, tt.lost, tt.skipped, got, tt.want)
 		}

@@ -1,0 +1,120 @@
+package attach
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/event"
+)
+
+// Streamed counts what Stream wrote.
+type Streamed struct {
+	// Events is the number of events written, and ByProbe that of each
+	// probe of the plan, by index (Plan.Probes).
+	Events  uint64
+	ByProbe []uint64
+	// Lost is the number of events lost in a full ring buffer, each
+	// reported in-band as a {"lost":N} record.
+	Lost uint64
+	// Skipped is the number of probe hits that made no event for
+	// another reason (Tracer.Skipped).
+	Skipped uint64
+}
+
+// Stream writes the events of t to w as NDJSON, one line per event as
+// Event.Record and package event make it, until ctx is done, Stop is
+// called, the process of Options.PID exits, max events are written
+// (max 0 sets no limit) or writing fails; then it closes t. On a stop
+// other than max, the events left in the ring buffer are written first.
+// Every flush interval (Options.FlushInterval) it writes a {"lost":N}
+// record for the events lost since the last, and flushes w's buffer, so
+// that a reader of a pipe sees the events while the probes are idle.
+// The error is that of writing, reading or detaching; an ended ctx is
+// no error.
+func (t *Tracer) Stream(ctx context.Context, w io.Writer, max uint64) (*Streamed, error) {
+	s := &streamer{bw: bufio.NewWriterSize(w, 64<<10), n: Streamed{ByProbe: make([]uint64, len(t.plan.Probes))}}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var tickErr error // of writing at a tick, which ends the stream
+	ticking := make(chan struct{})
+	go func() {
+		defer close(ticking)
+		tick := time.NewTicker(cmp.Or(t.plan.opts.FlushInterval, DefaultFlushInterval))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if tickErr = s.tick(t.Lost()); tickErr != nil {
+				cancel()
+				return
+			}
+		}
+	}()
+	err := t.Run(ctx, func(ev *Event) error {
+		if err := s.event(ev); err != nil {
+			return err
+		}
+		if max > 0 && s.n.Events >= max {
+			return ErrStop
+		}
+		return nil
+	})
+	cancel()
+	<-ticking
+	if err == nil {
+		err = tickErr
+	}
+	if lerr := s.tick(t.Lost()); err == nil {
+		err = lerr
+	}
+	s.n.Skipped = t.Skipped()
+	return &s.n, err
+}
+
+// A streamer writes events as NDJSON through a buffered writer and
+// counts them, from the Tracer's reader and its ticker.
+type streamer struct {
+	mu  sync.Mutex
+	bw  *bufio.Writer
+	buf []byte      // the line being written
+	rec event.Event // the record of the event being written
+	n   Streamed
+}
+
+// event writes one event.
+func (s *streamer) event(ev *Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev.Record(&s.rec)
+	s.buf = event.AppendEvent(s.buf[:0], &s.rec)
+	// Probes are added as the process loads libraries.
+	for len(s.n.ByProbe) <= ev.Site.ProbeIndex {
+		s.n.ByProbe = append(s.n.ByProbe, 0)
+	}
+	s.n.ByProbe[ev.Site.ProbeIndex]++
+	s.n.Events++
+	_, err := s.bw.Write(s.buf)
+	return err
+}
+
+// tick writes {"lost":N} for the events dropped since the last report,
+// given the total so far, and flushes the output.
+func (s *streamer) tick(lost uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lost > s.n.Lost {
+		s.buf = event.AppendLost(s.buf[:0], lost-s.n.Lost)
+		s.n.Lost = lost
+		if _, err := s.bw.Write(s.buf); err != nil {
+			return err
+		}
+	}
+	return s.bw.Flush()
+}
