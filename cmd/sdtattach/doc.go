@@ -558,8 +558,11 @@ The --attach-only line has:
 An argument whose operand cannot be read (a floating-point register, a
 symbol that the file does not define once) is shown as null in every event,
 and reported once on standard error. So is an argument that cannot be read
-at run time: the BPF program reads with page faults disabled, so memory the
-process has not touched yet, or a bad pointer, gives null.
+at run time: a bad pointer, or, on kernels before 6.0 (no sleepable uprobe
+programs) and when aggregating, memory the process has not touched yet (a
+string constant on a page never read), which the BPF program reads with
+page faults disabled; elsewhere it faults such memory in, as the tracefs
+backend does.
 Messages name arguments argN, counting from 0 as TYPES and args do: arg0
 is the first.
 

@@ -3,8 +3,12 @@ package bpf
 // The generated files are committed, so that building needs no clang;
 // regenerate them with go generate ./pkg/bpf/ after changing usdt.bpf.c. The
 // same source gives two programs: usdt reads strings, usdtnum numbers only
-// (see Options.NoStrings); the Go types of both are those of usdt.
+// (see Options.NoStrings); usdtfault and usdtnumfault are the same,
+// sleepable, faulting in memory that is not resident (see Options.NoFaults).
+// The Go types of all four are those of usdt.
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type event -type spec -type arg -type filter -type finsn usdt usdt.bpf.c -- -O2 -g -Wall -Werror
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtnum usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_STRINGS=0
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtfault usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_FAULTS=1
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtnumfault usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_STRINGS=0 -DUSDT_FAULTS=1
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types -type aggprobe agg agg.bpf.c -- -O2 -g -Wall -Werror
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types stop stop.bpf.c -- -O2 -g -Wall -Werror

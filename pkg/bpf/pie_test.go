@@ -18,6 +18,13 @@ import (
 // buildFixture compiles testdata/fx.c as a PIE into the test's directory.
 func buildFixture(t *testing.T) string {
 	t.Helper()
+	return buildC(t, "fx", "-fPIE", "-pie")
+}
+
+// buildC compiles testdata/NAME.c with gcc -O2 and flags into the test's
+// directory.
+func buildC(t *testing.T, name string, flags ...string) string {
+	t.Helper()
 	requireAMD64(t)
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("requires gcc")
@@ -27,8 +34,9 @@ func buildFixture(t *testing.T) string {
 			t.Skip("requires sys/sdt.h (systemtap-sdt-dev)")
 		}
 	}
-	exe := filepath.Join(t.TempDir(), "fx")
-	out, err := exec.Command("gcc", "-O2", "-fPIE", "-pie", "-o", exe, "testdata/fx.c").CombinedOutput()
+	exe := filepath.Join(t.TempDir(), name)
+	args := append([]string{"-O2", "-o", exe, "testdata/" + name + ".c"}, flags...)
+	out, err := exec.Command("gcc", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}

@@ -90,6 +90,15 @@ type Options struct {
 	// Filtering makes the program look for filters, as it does when
 	// Filters has one, for those AddProbe adds.
 	Filtering bool
+	// NoFaults keeps the program from faulting in memory of the traced
+	// thread that is not resident, which it does where the kernel runs
+	// sleepable uprobe programs (Linux 6.0, with uprobe_multi links 6.6):
+	// a string on a page of .rodata or of a mapped file that the thread
+	// has not read yet is then not read, as on older kernels. A fault
+	// can block the thread on I/O for as long as its own read of the
+	// page would; a hit whose memory is resident costs the same either
+	// way. Aggregating programs never fault (see Aggregate).
+	NoFaults bool
 	// InProcess attaches and detaches from this process. By default a
 	// keeper process does it (see Attach), so that no SIGKILL of this
 	// process can leave a traced process patched; InProcess saves
@@ -107,6 +116,7 @@ type Program struct {
 	maps      maps
 	multi     bool
 	noStrings bool
+	faults    bool // the program faults in memory not resident
 	pid       int
 	boot      int64 // Unix time in ns when CLOCK_BOOTTIME was 0
 
@@ -197,58 +207,37 @@ func loadProgram(o *Options) (*Program, error) {
 		}
 	}
 
-	spec, names, err := collectionSpec(o)
+	// Faulting in memory not resident takes a sleepable program, which
+	// the kernel may refuse: the one that does not fault is loaded then.
+	faults := !o.NoFaults && o.Aggregate == nil && haveFaults(multi) == nil
+	ps, err := prepareSpec(o, multi, faults)
 	if err != nil {
 		return nil, err
 	}
-	filtering, err := filterSpec(spec, o)
-	if err != nil {
-		return nil, err
-	}
-	ns := selfPIDNS()
-	if o.pidns != nil {
-		ns = *o.pidns
-	}
-	if err := setPIDNS(spec, ns); err != nil {
-		return nil, err
-	}
-	if err := spec.Variables[usdtVarCgroupId].Set(o.Cgroup); err != nil {
-		return nil, fmt.Errorf("set %s: %w", usdtVarCgroupId, err)
-	}
-	var layout *keyLayout
-	if o.Aggregate != nil {
-		if layout, err = aggSpec(spec, o); err != nil {
+	coll, err := ebpf.NewCollection(ps.spec)
+	if err != nil && faults && !errors.Is(err, unix.EPERM) {
+		faults = false
+		if ps, err = prepareSpec(o, multi, false); err != nil {
 			return nil, err
 		}
+		coll, err = ebpf.NewCollection(ps.spec)
 	}
-	p := &Program{multi: multi, noStrings: o.NoStrings && o.Aggregate == nil, pid: o.PID, boot: bootTime()}
-	// Only one of the programs is loaded: a uprobe_multi program cannot
-	// be attached to a perf event, and older kernels reject it.
-	name := names[0]
-	if multi {
-		name = names[1]
-	}
-	for n := range spec.Programs {
-		if n != name {
-			delete(spec.Programs, n)
-		}
-	}
-	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	defer coll.Close()
-	if filtering {
+	p := &Program{multi: multi, noStrings: o.NoStrings && o.Aggregate == nil, faults: faults, pid: o.PID, boot: bootTime()}
+	if ps.filtering {
 		if err := putFilters(coll.Maps[usdtMapFilters], o.Filters); err != nil {
 			return nil, err
 		}
 		p.maps.Filters = coll.DetachMap(usdtMapFilters)
 	}
-	p.prog = coll.DetachProgram(name)
+	p.prog = coll.DetachProgram(ps.name)
 	p.maps.Sites = coll.DetachMap(usdtMapSites)
 	p.maps.Counters = coll.DetachMap(usdtMapCounters)
 	if o.Aggregate != nil {
-		if p.agg, err = newAggState(coll, spec, o, layout); err != nil {
+		if p.agg, err = newAggState(coll, ps.spec, o, ps.layout); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -262,11 +251,60 @@ func loadProgram(o *Options) (*Program, error) {
 	return p, nil
 }
 
-// collectionSpec returns the program o asks for, with the sizes and
-// constants of o set, and the names of its programs for perf-event
-// uprobes and for uprobe_multi links. The two programs' maps of sites
-// and counters have the same names.
-func collectionSpec(o *Options) (*ebpf.CollectionSpec, [2]string, error) {
+// preparedSpec is the spec of the one program loadProgram loads, with
+// what it needs to know of it once loaded.
+type preparedSpec struct {
+	spec      *ebpf.CollectionSpec
+	name      string // of its program
+	filtering bool
+	layout    *keyLayout // aggregating only
+}
+
+// prepareSpec returns the spec of the program o asks for, with its
+// sizes and constants set, for uprobe_multi links or perf-event uprobes,
+// faulting memory in or not, with the other program deleted: a
+// uprobe_multi program cannot be attached to a perf event, and older
+// kernels reject it.
+func prepareSpec(o *Options, multi, faults bool) (*preparedSpec, error) {
+	spec, names, err := collectionSpec(o, faults)
+	if err != nil {
+		return nil, err
+	}
+	ps := &preparedSpec{spec: spec, name: names[0]}
+	if multi {
+		ps.name = names[1]
+	}
+	if ps.filtering, err = filterSpec(spec, o); err != nil {
+		return nil, err
+	}
+	ns := selfPIDNS()
+	if o.pidns != nil {
+		ns = *o.pidns
+	}
+	if err := setPIDNS(spec, ns); err != nil {
+		return nil, err
+	}
+	if err := spec.Variables[usdtVarCgroupId].Set(o.Cgroup); err != nil {
+		return nil, fmt.Errorf("set %s: %w", usdtVarCgroupId, err)
+	}
+	if o.Aggregate != nil {
+		if ps.layout, err = aggSpec(spec, o); err != nil {
+			return nil, err
+		}
+	}
+	for n := range spec.Programs {
+		if n != ps.name {
+			delete(spec.Programs, n)
+		}
+	}
+	return ps, nil
+}
+
+// collectionSpec returns the program o asks for, faulting memory in or
+// not, with the sizes and constants of o set, and the names of its
+// programs for perf-event uprobes and for uprobe_multi links. The two
+// programs' maps of sites and counters have the same names.
+func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, error) {
 	if o.Aggregate != nil {
 		spec, err := loadAgg()
 		if err != nil {
@@ -277,8 +315,13 @@ func collectionSpec(o *Options) (*ebpf.CollectionSpec, [2]string, error) {
 	}
 	names := [2]string{usdtProgUsdtSingle, usdtProgUsdtMulti}
 	load := loadUsdt
-	if o.NoStrings {
+	switch {
+	case o.NoStrings && faults:
+		load = loadUsdtnumfault
+	case o.NoStrings:
 		load = loadUsdtnum
+	case faults:
+		load = loadUsdtfault
 	}
 	spec, err := load()
 	if err != nil {
@@ -363,6 +406,12 @@ func (p *Program) Read(ev *Event) error {
 	return p.ring.read(func(b []byte) error {
 		return decodeEvent(b, &p.raw, p.spec, p.boot, ev)
 	})
+}
+
+// Faults reports whether the program reads memory of the traced thread
+// that is not resident, faulting it in (see Options.NoFaults).
+func (p *Program) Faults() bool {
+	return p.faults
 }
 
 // spec returns the spec of a site, nil if unknown.

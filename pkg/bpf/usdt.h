@@ -53,6 +53,7 @@ static __unused __u64 (*bpf_get_attach_cookie)(void *ctx) = (void *)174;
 static __unused void *(*bpf_ringbuf_reserve)(void *rb, __u64 size, __u64 flags) = (void *)131;
 static __unused void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 static __unused long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) = (void *)2;
+static __unused long (*bpf_copy_from_user)(void *dst, __u32 size, const void *user_ptr) = (void *)148;
 
 struct bpf_pidns_info {
 	__u32 pid; /* the thread */
@@ -300,6 +301,61 @@ static __always_inline __u64 extend(__u64 v, __u8 size, int sign)
 }
 
 /*
+ * Built with -DUSDT_FAULTS=1 for a sleepable program (a uprobe program,
+ * Linux 6.0; one for uprobe_multi links, 6.6): memory of the traced
+ * thread that is not resident, a page of .rodata or of a mapped file the
+ * thread has not read yet, which bpf_probe_read_user cannot read, is
+ * then faulted in with bpf_copy_from_user, as the thread itself would
+ * fault it in. Only a read that failed is retried that way, so a hit
+ * whose memory is resident costs what it did. A separate build, not a
+ * constant set by the loader: a kernel may refuse a call of a global
+ * function that has a sleepable call in it, dead or not, from a program
+ * that is not sleepable. agg.bpf.c is never built so: its flip of
+ * generations counts on each hit running in an RCU read-side section,
+ * which a sleepable program does not.
+ */
+#ifndef USDT_FAULTS
+#define USDT_FAULTS 0
+#endif
+
+/* read_user is bpf_probe_read_user, faulting pages in with USDT_FAULTS. */
+static __always_inline long read_user(void *dst, __u32 size, __u64 addr)
+{
+	long err = bpf_probe_read_user(dst, size, (void *)addr);
+
+#if USDT_FAULTS
+	if (err)
+		err = bpf_copy_from_user(dst, size, (void *)addr);
+#endif
+	return err;
+}
+
+/*
+ * read_user_str is bpf_probe_read_user_str, faulting pages in with
+ * USDT_FAULTS. A string that cannot be read has its pages faulted in one
+ * at a time by a read of their first byte, the string's own first, and is
+ * read again after each: a page is brought in only when the string goes
+ * on past the pages before it, as a read by the thread would. size is at
+ * most 4097, so that the string spans two pages at most.
+ */
+static __always_inline long read_user_str(void *dst, __u32 size, __u64 addr)
+{
+	long len = bpf_probe_read_user_str(dst, size, (void *)addr);
+#if USDT_FAULTS
+	__u64 page = addr;
+	__u8 b;
+
+	for (int i = 0; i < 2 && len < 0; i++) {
+		if (page - addr >= size || bpf_copy_from_user(&b, 1, (void *)page))
+			break;
+		len = bpf_probe_read_user_str(dst, size, (void *)addr);
+		page = (page | 4095) + 1;
+	}
+#endif
+	return len;
+}
+
+/*
  * read_arg stores the value of a in *v and reports whether it could. It
  * is a global function, which the verifier checks once, on its own,
  * rather than once per argument with everything the caller knows: that
@@ -333,7 +389,7 @@ __attribute__((noinline)) int read_arg(const struct regs *r, const struct arg *a
 		size = a->size;
 		if (size == 0 || size > 8)
 			size = 8;
-		if (bpf_probe_read_user(&x, size, (void *)addr))
+		if (read_user(&x, size, addr))
 			return 0;
 		*v = extend(x, size, a->flags & ARG_SIGNED);
 		return 1;
@@ -426,10 +482,8 @@ __attribute__((noinline)) int str_match(const struct finsn *in, __u64 src, int c
 	if (!in)
 		return 0;
 	len = in->len;
-	if (comm) {
+	if (comm)
 		bpf_get_current_comm(name, 16);
-		src = (__u64)name;
-	}
 	for (int c = 0; c < FSTR_WORDS; c++) {
 		__u32 off = c * 8, want;
 		__u64 buf[2] = {}, mask, got;
@@ -438,9 +492,9 @@ __attribute__((noinline)) int str_match(const struct finsn *in, __u64 src, int c
 		if (off > len || (off == len && in->op == F_PREFIX))
 			return 1;
 		if (comm)
-			n = bpf_probe_read_kernel_str(buf, 9, (void *)(src + off));
+			n = bpf_probe_read_kernel_str(buf, 9, (char *)name + off);
 		else
-			n = bpf_probe_read_user_str(buf, 9, (void *)(src + off));
+			n = read_user_str(buf, 9, src + off);
 		if (n <= 0)
 			return 0;
 		got = n - 1;
