@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+
+	"github.com/sdtkit/sdtkit/internal/vmcheck"
+)
+
+// hostRootTag is the 9p mount tag of the host's root.
+const hostRootTag = "hostroot"
+
+// shareRoot says whether a guest gets the host's root: only one of the
+// host's arch, whose kernel can mount 9p.
+func shareRoot(g guest) bool { return g.arch == runtime.GOARCH && len(g.modules) > 0 }
+
+// initramfs writes the initramfs of guest g to path: vminit as /init,
+// the tools, fixtures, modules and test binaries under /vmtest, the
+// test binaries' testdata where they were built (they find it by its
+// absolute path), and the plan.
+func initramfs(path string, g guest, img *image, bd *build, repo string, checks []string) error {
+	a := archive{}
+	a.file("init", bd.init, 0o755)
+	// The kernel opens /dev/console for init before anything is mounted.
+	a.char("dev/console", 5, 1, 0o600)
+	a.char("dev/null", 1, 3, 0o666)
+	// Links into /usr, as on the host, whose /usr is mounted over ours.
+	for _, d := range []string{"bin", "sbin", "lib", "lib64"} {
+		a.symlink(d, "usr/"+d)
+	}
+	a.dir("usr")
+	a.dir("etc")
+	plan := vmcheck.Plan{
+		Kernel:   img.release,
+		Arch:     g.arch,
+		CPUs:     g.cpus,
+		Bin:      "/vmtest/bin",
+		Fixtures: "/vmtest/fx",
+		Checks:   checks,
+	}
+	if shareRoot(g) {
+		plan.HostRoot = hostRootTag
+	}
+	if err := addDir(a, bd.bin, plan.Bin); err != nil {
+		return err
+	}
+	if err := addDir(a, bd.fixtures, plan.Fixtures); err != nil {
+		return err
+	}
+	for _, m := range img.modules {
+		dst := "/vmtest/modules/" + filepath.Base(m)
+		a.file(dst, m, 0o644)
+		plan.Modules = append(plan.Modules, dst)
+	}
+	pkgs := make([]string, 0, len(bd.tests))
+	for p := range bd.tests {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		dst := "/vmtest/tests/" + filepath.Base(bd.tests[p])
+		a.file(dst, bd.tests[p], 0o755)
+		dir := filepath.Join(repo, p)
+		a.dir(dir)
+		if err := addDir(a, filepath.Join(dir, "testdata"), filepath.Join(dir, "testdata")); err != nil {
+			return err
+		}
+		plan.Tests = append(plan.Tests, vmcheck.Test{Name: p, Path: dst, Dir: dir})
+	}
+	if len(pkgs) > 0 {
+		// internal/testdemo's fixture, which the tests of several
+		// packages copy.
+		demo := filepath.Join(repo, "pkg", "stapsdt", "testdata")
+		if err := addDir(a, demo, demo); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(plan, "", "\t")
+	if err != nil {
+		return err
+	}
+	a.bytes(vmcheck.PlanPath, b, 0o644)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := a.write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// addDir adds the tree src as dst, if src exists, with the files'
+// permission bits.
+func addDir(a archive, src, dst string) error {
+	if _, err := os.Stat(src); err != nil {
+		return nil
+	}
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			a.dir(target)
+		case d.Type().IsRegular():
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			a.file(target, path, uint32(fi.Mode().Perm()))
+		case d.Type()&fs.ModeSymlink != 0:
+			t, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			a.symlink(target, t)
+		}
+		return nil
+	})
+}

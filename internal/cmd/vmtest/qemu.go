@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/sdtkit/sdtkit/internal/vmcheck"
+)
+
+// guestMemory is each guest's memory: the initramfs unpacked, and
+// per-CPU maps of 16 CPUs.
+const guestMemory = "3G"
+
+// qemuBinary returns the qemu of arch.
+func qemuBinary(arch string) string {
+	if arch == "arm64" {
+		return "qemu-system-aarch64"
+	}
+	return "qemu-system-x86_64"
+}
+
+// qemuArgs returns the command line that boots g's kernel with initrd,
+// under TCG: nested KVM is not to be had on every host, and TCG boots
+// the same everywhere.
+func qemuArgs(g guest, img *image, initrd string) []string {
+	accel := "tcg"
+	if g.cpus > runtime.NumCPU() {
+		// One thread per vCPU on fewer host cores starves the
+		// guest's timers and RCU: round-robin them in one thread.
+		accel += ",thread=single"
+	}
+	cmdline := "panic=-1 rdinit=/init loglevel=4 mitigations=off rcupdate.rcu_cpu_stall_suppress=1"
+	args := []string{
+		"-accel", accel,
+		"-smp", strconv.Itoa(g.cpus),
+		"-m", guestMemory,
+		"-nodefaults", "-display", "none", "-monitor", "none",
+		"-serial", "stdio", "-no-reboot",
+		"-kernel", img.vmlinuz, "-initrd", initrd,
+	}
+	switch g.arch {
+	case "arm64":
+		// GICv2 takes at most 8 CPUs.
+		args = append(args, "-M", "virt,gic-version=3", "-cpu", "cortex-a72")
+		cmdline += " console=ttyAMA0"
+	default:
+		args = append(args, "-M", "pc", "-cpu", "max")
+		cmdline += " console=ttyS0"
+	}
+	if shareRoot(g) {
+		args = append(args, "-virtfs",
+			"local,path=/,mount_tag="+hostRootTag+",security_model=none,readonly=on")
+	}
+	return append(args, "-append", cmdline)
+}
+
+// A boot is the outcome of one guest's run.
+type boot struct {
+	results []vmcheck.Result
+	done    bool // the guest printed vmtest-done
+	err     error
+	seconds float64
+}
+
+// runGuest boots g, writes its console to logPath (and to echo when not
+// nil) and collects its results, killing it after timeout.
+func runGuest(g guest, img *image, initrd, logPath string, timeout time.Duration, echo io.Writer) boot {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	args := append([]string{"-n", "10", qemuBinary(g.arch)}, qemuArgs(g, img, initrd)...)
+	cmd := exec.CommandContext(ctx, "nice", args...)
+	log, err := os.Create(logPath)
+	if err != nil {
+		return boot{err: err}
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "# nice %v\n", args)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return boot{err: err}
+	}
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		return boot{err: fmt.Errorf("%s: %w", qemuBinary(g.arch), err)}
+	}
+	var b boot
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		fmt.Fprintln(log, line)
+		if echo != nil {
+			fmt.Fprintln(echo, line)
+		}
+		if r, ok, err := vmcheck.ParseLine(line); ok {
+			if err != nil {
+				r = vmcheck.Result{Check: "console", Status: vmcheck.Fail, Reason: err.Error()}
+			}
+			b.results = append(b.results, r)
+		} else if line == vmcheck.DoneLine || len(line) > len(vmcheck.DoneLine) && line[len(line)-len(vmcheck.DoneLine):] == vmcheck.DoneLine {
+			b.done = true
+		}
+	}
+	err = cmd.Wait()
+	b.seconds = time.Since(start).Seconds()
+	switch {
+	case ctx.Err() != nil:
+		b.err = fmt.Errorf("timed out after %v (console: %s)", timeout, logPath)
+	case !b.done && err != nil:
+		b.err = fmt.Errorf("qemu: %w (console: %s)", err, logPath)
+	case !b.done:
+		b.err = fmt.Errorf("the guest stopped before its checks ended (console: %s)", logPath)
+	}
+	return b
+}
