@@ -5,13 +5,15 @@
  * that the benchmark can attach a tracer and wait until the probe site is
  * armed before it sends SIGCONT. With a second argument, each iteration
  * fires bench:begin(i) then bench:end(i) instead, a pair for latencies
- * (scripts/bench-agg).
+ * (scripts/bench-agg); with "str", bench:str(i, s), s a string literal
+ * (scripts/bench-stream --base).
  *
- * usage: bench-loop N [pairs]
+ * usage: bench-loop N [pairs | str]
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/sdt.h>
@@ -19,12 +21,16 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
-	int pairs = argc > 2; /* bench:begin and bench:end instead */
+	int str = argc > 2 && strcmp(argv[2], "str") == 0; /* bench:str instead */
+	int pairs = argc > 2 && !str; /* bench:begin and bench:end instead */
 	struct timespec t0, t1;
 
 	raise(SIGSTOP);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pairs)
+	if (str)
+		for (long i = 0; i < n; i++)
+			DTRACE_PROBE2(bench, str, i, "a string argument");
+	else if (pairs)
 		for (long i = 0; i < n; i++) {
 			DTRACE_PROBE1(bench, begin, i);
 			DTRACE_PROBE1(bench, end, i);
