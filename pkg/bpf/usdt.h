@@ -318,13 +318,20 @@ static __always_inline __u64 extend(__u64 v, __u8 size, int sign)
 #define USDT_FAULTS 0
 #endif
 
+/*
+ * A fault that finds no page costs the hit about a microsecond: an
+ * address on the first page, NULL or near it, as an optional string
+ * passes, is not worth the try.
+ */
+#define FAULT_MIN 4096
+
 /* read_user is bpf_probe_read_user, faulting pages in with USDT_FAULTS. */
 static __always_inline long read_user(void *dst, __u32 size, __u64 addr)
 {
 	long err = bpf_probe_read_user(dst, size, (void *)addr);
 
 #if USDT_FAULTS
-	if (err)
+	if (err && addr >= FAULT_MIN)
 		err = bpf_copy_from_user(dst, size, (void *)addr);
 #endif
 	return err;
@@ -345,7 +352,7 @@ static __always_inline long read_user_str(void *dst, __u32 size, __u64 addr)
 	__u64 page = addr;
 	__u8 b;
 
-	for (int i = 0; i < 2 && len < 0; i++) {
+	for (int i = 0; i < 2 && len < 0 && addr >= FAULT_MIN; i++) {
 		if (page - addr >= size || bpf_copy_from_user(&b, 1, (void *)page))
 			break;
 		len = bpf_probe_read_user_str(dst, size, (void *)addr);
