@@ -64,26 +64,29 @@ type testSummary struct {
 
 var (
 	resultLine = regexp.MustCompile(`^(\s*)--- (PASS|FAIL|SKIP): (\S+)`)
-	// A skip's reason is the next line, "    file_test.go:NN: reason".
-	reasonLine = regexp.MustCompile(`^\s+\S+\.go:\d+: (.*)$`)
+	runLine    = regexp.MustCompile(`^=== (?:RUN|CONT|NAME)\s+(\S+)`)
+	// A test's log line: "    file_test.go:NN: message".
+	logLine = regexp.MustCompile(`^\s+\S+\.go:\d+: (.*)$`)
 )
 
 // summarize reads go test -v output: top-level tests count as passed or
-// failed, and every skip, subtests too, by its reason.
+// failed, and every skip, subtests too, by its reason, the last line
+// the test logged before it skipped.
 func summarize(out string) testSummary {
 	s := testSummary{skips: map[string]int{}}
+	last := map[string]string{} // test -> its last log line
+	current := ""
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	pendingSkip := false
 	for sc.Scan() {
 		line := sc.Text()
-		if pendingSkip {
-			pendingSkip = false
-			if m := reasonLine.FindStringSubmatch(line); m != nil {
-				s.skips[m[1]]++
-				continue
-			}
-			s.skips["no reason given"]++
+		if m := runLine.FindStringSubmatch(line); m != nil {
+			current = m[1]
+			continue
+		}
+		if m := logLine.FindStringSubmatch(line); m != nil && current != "" {
+			last[current] = m[1]
+			continue
 		}
 		m := resultLine.FindStringSubmatch(line)
 		if m == nil {
@@ -100,11 +103,12 @@ func summarize(out string) testSummary {
 				s.failed = append(s.failed, m[3])
 			}
 		case "SKIP":
-			pendingSkip = true
+			reason := last[m[3]]
+			if reason == "" {
+				reason = "no reason given"
+			}
+			s.skips[reason]++
 		}
-	}
-	if pendingSkip {
-		s.skips["no reason given"]++
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/vmcheck"
 )
@@ -45,10 +46,10 @@ func initramfs(path string, g guest, img *image, bd *build, repo string, checks 
 	if shareRoot(g) {
 		plan.HostRoot = hostRootTag
 	}
-	if err := addDir(a, bd.bin, plan.Bin); err != nil {
+	if err := addDir(a, bd.bin, plan.Bin, ""); err != nil {
 		return err
 	}
-	if err := addDir(a, bd.fixtures, plan.Fixtures); err != nil {
+	if err := addDir(a, bd.fixtures, plan.Fixtures, ""); err != nil {
 		return err
 	}
 	for _, m := range img.modules {
@@ -65,17 +66,18 @@ func initramfs(path string, g guest, img *image, bd *build, repo string, checks 
 		dst := "/vmtest/tests/" + filepath.Base(bd.tests[p])
 		a.file(dst, bd.tests[p], 0o755)
 		dir := filepath.Join(repo, p)
-		a.dir(dir)
-		if err := addDir(a, filepath.Join(dir, "testdata"), filepath.Join(dir, "testdata")); err != nil {
+		// The package's files but its Go sources: testdata, and the
+		// BPF objects of pkg/bpf that its tests load by name.
+		if err := addDir(a, dir, dir, ".go"); err != nil {
 			return err
 		}
-		plan.Tests = append(plan.Tests, vmcheck.Test{Name: p, Path: dst, Dir: dir})
+		plan.Tests = append(plan.Tests, vmcheck.Test{Name: p, Path: dst, Dir: dir, Args: testArgs[p]})
 	}
 	if len(pkgs) > 0 {
 		// internal/testdemo's fixture, which the tests of several
 		// packages copy.
 		demo := filepath.Join(repo, "pkg", "stapsdt", "testdata")
-		if err := addDir(a, demo, demo); err != nil {
+		if err := addDir(a, demo, demo, ""); err != nil {
 			return err
 		}
 	}
@@ -96,8 +98,8 @@ func initramfs(path string, g guest, img *image, bd *build, repo string, checks 
 }
 
 // addDir adds the tree src as dst, if src exists, with the files'
-// permission bits.
-func addDir(a archive, src, dst string) error {
+// permission bits, but the files whose names end in skip (when not "").
+func addDir(a archive, src, dst, skip string) error {
 	if _, err := os.Stat(src); err != nil {
 		return nil
 	}
@@ -110,6 +112,7 @@ func addDir(a archive, src, dst string) error {
 		switch {
 		case d.IsDir():
 			a.dir(target)
+		case skip != "" && strings.HasSuffix(path, skip):
 		case d.Type().IsRegular():
 			fi, err := d.Info()
 			if err != nil {
