@@ -62,6 +62,8 @@ type Result struct {
 	Status  Status  `json:"status"`
 	Reason  string  `json:"reason,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Failed names the top-level tests that failed, of a go test check.
+	Failed []string `json:"failed,omitempty"`
 }
 
 // prefix starts each result line on the console, so that the host finds

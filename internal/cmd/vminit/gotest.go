@@ -35,7 +35,7 @@ func runTest(e *env, t vmcheck.Test) vmcheck.Result {
 	r := vmcheck.Result{Check: "go test " + t.Name, Seconds: time.Since(start).Seconds()}
 	switch {
 	case len(s.failed) > 0 || err != nil:
-		r.Status = vmcheck.Fail
+		r.Status, r.Failed = vmcheck.Fail, s.failed
 		why := []string{}
 		if len(s.failed) > 0 {
 			why = append(why, "failed: "+strings.Join(s.failed, ", "))

@@ -124,6 +124,15 @@ func resolveModules(tree string, want []string) ([]module, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Modules built into the kernel: 6.12's virtio_pci.
+	builtin := map[string]bool{}
+	if b, err := os.ReadFile(filepath.Join(tree, "modules.builtin")); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if name, ok := moduleName(filepath.Base(l)); ok {
+				builtin[name] = true
+			}
+		}
+	}
 	var mods []module
 	seen := map[string]bool{}
 	var visit func(name string, from string) error
@@ -133,6 +142,9 @@ func resolveModules(tree string, want []string) ([]module, error) {
 		}
 		seen[name] = true
 		path, ok := index[name]
+		if !ok && builtin[name] {
+			return nil
+		}
 		if !ok {
 			if from == "" {
 				return fmt.Errorf("module %s: not in %s", name, tree)

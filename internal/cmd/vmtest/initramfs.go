@@ -23,7 +23,7 @@ func shareRoot(g guest) bool { return g.arch == runtime.GOARCH && len(g.modules)
 // the tools, fixtures, modules and test binaries under /vmtest, the
 // test binaries' testdata where they were built (they find it by its
 // absolute path), and the plan.
-func initramfs(path string, g guest, img *image, bd *build, repo string, checks []string) error {
+func initramfs(path string, g guest, img *image, bd *build, repo, busybox string, checks []string) error {
 	a := archive{}
 	a.file("init", bd.init, 0o755)
 	// The kernel opens /dev/console for init before anything is mounted.
@@ -35,6 +35,12 @@ func initramfs(path string, g guest, img *image, bd *build, repo string, checks 
 	}
 	a.dir("usr")
 	a.dir("etc")
+	if busybox != "" && !shareRoot(g) {
+		a.file("usr/bin/busybox", busybox, 0o755)
+		for _, c := range busyboxApplets {
+			a.symlink("usr/bin/"+c, "busybox")
+		}
+	}
 	plan := vmcheck.Plan{
 		Kernel:   img.release,
 		Arch:     g.arch,

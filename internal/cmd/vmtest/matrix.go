@@ -36,6 +36,16 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 		}
 		images[g.name()] = img
 	}
+	busybox := map[string]string{}
+	for _, g := range c.guests {
+		if !shareRoot(g) && busybox[g.arch] == "" {
+			bb, err := fetchBusybox(a, c.cache, g.arch)
+			if err != nil {
+				return nil, fmt.Errorf("busybox for %s: %w", g.arch, err)
+			}
+			busybox[g.arch] = bb
+		}
+	}
 	repo, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -65,7 +75,7 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 	for _, g := range c.guests {
 		img := images[g.name()]
 		initrd := filepath.Join(work, "initramfs-"+g.arch+".cpio")
-		if err := initramfs(initrd, g, img, builds[g.arch], repo, c.checks); err != nil {
+		if err := initramfs(initrd, g, img, builds[g.arch], repo, busybox[g.arch], c.checks); err != nil {
 			return nil, fmt.Errorf("guest %s: initramfs: %w", g, err)
 		}
 		fmt.Fprintf(stderr, "vmtest: booting %s (%s)\n", g, img.release)
@@ -75,6 +85,7 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 		}
 		logPath := filepath.Join(logs, fmt.Sprintf("%s-%s-%d.log", g.version, g.arch, g.cpus))
 		bt := runGuest(g, img, initrd, logPath, c.timeout, echo)
+		applyKnown(g, bt.results)
 		r := &guestReport{guest: g, image: img, seconds: bt.seconds, results: bt.results}
 		if bt.err != nil {
 			r.results = append(r.results, vmcheck.Result{Check: "guest", Status: vmcheck.Fail, Reason: bt.err.Error(), Seconds: bt.seconds})

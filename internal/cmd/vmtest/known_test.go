@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sdtkit/sdtkit/internal/vmcheck"
+)
+
+func TestApplyKnown(t *testing.T) {
+	old := guest{kernel{version: "5.10", arch: "amd64"}, 2}
+	for _, tt := range []struct {
+		name string
+		g    guest
+		in   vmcheck.Result
+		want vmcheck.Status
+	}{
+		{"covered", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo", "TestPIE"}}, vmcheck.Skip},
+		{"one more", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo", "TestNew"}}, vmcheck.Fail},
+		{"no test named", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail}, vmcheck.Fail},
+		{"newer kernel", guest{kernel{version: "6.1", arch: "amd64"}, 2}, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo"}}, vmcheck.Fail},
+		{"passed", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Pass}, vmcheck.Pass},
+	} {
+		rs := []vmcheck.Result{tt.in}
+		applyKnown(tt.g, rs)
+		if rs[0].Status != tt.want {
+			t.Errorf("%s: applyKnown = %s (%s), want %s", tt.name, rs[0].Status, rs[0].Reason, tt.want)
+		}
+		if tt.want == vmcheck.Skip && !strings.HasPrefix(rs[0].Reason, "known failure: ") {
+			t.Errorf("%s: reason %q", tt.name, rs[0].Reason)
+		}
+	}
+}
