@@ -22,6 +22,7 @@ func (t *Tracer) decode(rec []byte, ev *hit.Event) bool {
 		}
 		return false
 	case unix.PERF_RECORD_SAMPLE:
+		t.samples++
 	default:
 		return false
 	}

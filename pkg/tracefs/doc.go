@@ -95,7 +95,11 @@
 // (the uprobe's perf filter is by memory map), and samples of processes
 // it forks, which inherit them too, are dropped by pid. The records of
 // each CPU go to one ring buffer, read with epoll; PERF_RECORD_LOST counts
-// the events lost when it is full (Tracer.Lost).
+// the events lost when it is full (Tracer.Lost). A ring writes that
+// record only once it has room again, with its next sample, so that the
+// losses at the end of a burst that filled it are never reported: once
+// the events are disabled and the rings read, Tracer.Lost is the hits the
+// perf events counted (read(2) of each) less the samples the rings held.
 //
 // Samples are decoded by the event's format file into the events of
 // package attach, shown as with the BPF backend: same pid, tid, comm,

@@ -113,6 +113,12 @@ func (r *ring) next() []byte {
 	return r.rec
 }
 
+// pending reports whether the kernel has written records the ring has
+// not given yet.
+func (r *ring) pending() bool {
+	return r.tail != atomic.LoadUint64(&r.meta.Data_head)
+}
+
 func (r *ring) close() error {
 	err := unix.Munmap(r.mem)
 	r.mem, r.data, r.meta = nil, nil, nil

@@ -107,6 +107,8 @@ type Tracer struct {
 
 	lost     atomic.Uint64
 	skipped  atomic.Uint64
+	samples  uint64 // PERF_RECORD_SAMPLEs read, events or not
+	recounts int    // of the lost hits, after Stop (settleLost)
 	stopOnce sync.Once
 	stopped  chan struct{}
 	disabled atomic.Bool // the events are disabled: drain, then EOF
@@ -542,7 +544,9 @@ func definitions(sites []Site, group string, o *TraceOptions) ([]*Definition, []
 }
 
 // Lost returns the number of events dropped so far because a ring
-// buffer was full.
+// buffer was full, as the rings' PERF_RECORD_LOST report them; once Read
+// has returned io.EOF, every hit the events counted that made no sample,
+// the losses no record reported included.
 func (t *Tracer) Lost() uint64 { return t.lost.Load() }
 
 // Skipped returns the number of records that made no event: of an
@@ -649,6 +653,9 @@ func (t *Tracer) Read(ev *hit.Event) error {
 			t.cur = (t.cur + 1) % len(t.rings)
 		}
 		if disabled {
+			if t.settleLost() {
+				continue
+			}
 			// Everything written before the events were disabled is
 			// read: unregister the uprobes now.
 			t.closeMu.Lock()
@@ -660,6 +667,34 @@ func (t *Tracer) Read(ev *hit.Event) error {
 			return err
 		}
 	}
+}
+
+// settleLost, once the events are disabled and the rings read, makes
+// Lost count every hit that made no sample: those the events counted
+// less the samples read. A ring reports its lost samples in a
+// PERF_RECORD_LOST only once it has room for one again, with the next
+// sample it takes: the last losses of a burst have no record. It
+// reports whether samples came after the counts were read, and the
+// rings must be read again before it is called again.
+func (t *Tracer) settleLost() bool {
+	var hits uint64
+	for _, fd := range t.fds {
+		var b [8]byte
+		if n, err := unix.Read(fd, b[:]); err != nil || n != len(b) {
+			return false // the losses the records reported, then
+		}
+		hits += le.Uint64(b[:])
+	}
+	t.recounts++
+	for _, r := range t.rings {
+		if r.pending() && t.recounts < 3 {
+			return true
+		}
+	}
+	if hits > t.samples && hits-t.samples > t.lost.Load() {
+		t.lost.Store(hits - t.samples)
+	}
+	return false
 }
 
 // wait waits for a ring's watermark, the flush interval, a Stop or Close,
