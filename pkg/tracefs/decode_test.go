@@ -2,7 +2,9 @@ package tracefs
 
 import (
 	"encoding/binary"
+	"os"
 	"testing"
+	"unsafe"
 
 	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
@@ -78,4 +80,52 @@ func sample(id uint16, high uint32, s string) []byte {
 	rec = append(rec, raw...)
 	le.PutUint16(rec[6:], uint16(len(rec)))
 	return rec
+}
+
+// TestSettleLost counts as lost the hits the events counted that made no
+// sample, once the rings are read: read(2) of an eventfd, a counter of
+// 8 bytes as a perf event's, stands for each event.
+func TestSettleLost(t *testing.T) {
+	var fds []int
+	for range 2 {
+		fd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+		if err != nil {
+			t.Skipf("requires eventfd: %v", err)
+		}
+		defer unix.Close(fd)
+		fds = append(fds, fd)
+	}
+	count := func(hits ...uint64) {
+		for i, n := range hits {
+			var b [8]byte
+			binary.NativeEndian.PutUint64(b[:], n)
+			if _, err := unix.Write(fds[i], b[:]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mem := make([]byte, os.Getpagesize())
+	r := &ring{meta: (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0]))}
+	tr := &Tracer{fds: fds, rings: []*ring{r}, samples: 40}
+	tr.lost.Store(50) // reported by PERF_RECORD_LOST
+
+	// A sample the rings have not given yet: read them again.
+	count(70, 30)
+	r.meta.Data_head = 64
+	if !tr.settleLost() {
+		t.Error("settleLost with a record not read = false, want true")
+	}
+	r.tail = 64
+	count(70, 30)
+	if tr.settleLost() {
+		t.Error("settleLost with the rings read = true, want false")
+	}
+	if got, want := tr.Lost(), uint64(100-40); got != want {
+		t.Errorf("Lost() = %d, want %d", got, want)
+	}
+	// A count that cannot be read leaves the records' count.
+	tr.lost.Store(50)
+	if tr.settleLost() || tr.Lost() != 50 {
+		t.Errorf("settleLost without counts: Lost() = %d, want 50", tr.Lost())
+	}
 }
