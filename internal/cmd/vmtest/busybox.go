@@ -31,14 +31,14 @@ func fetchBusybox(a *apt, cache, arch string) (string, error) {
 	tmp := dir + ".tmp"
 	os.RemoveAll(tmp)
 	defer os.RemoveAll(tmp)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
 	if out, err := exec.Command("dpkg-deb", "-x", deb, tmp).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("dpkg-deb -x %s: %w: %s", deb, err, out)
 	}
 	for _, p := range []string{"bin/busybox", "usr/bin/busybox"} {
 		if _, err := os.Stat(filepath.Join(tmp, p)); err == nil {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return "", err
-			}
 			return bin, copyFile(filepath.Join(tmp, p), bin)
 		}
 	}

@@ -144,7 +144,7 @@ func run(args []string, stdout io.Writer, stderr io.Writer) error {
 		return err
 	}
 	pass, fail, skip := tally(reports)
-	fmt.Fprintf(stdout, "vmtest: %d passed, %d failed, %d skipped\n", pass, fail, skip)
+	fmt.Fprintf(stdout, "vmtest: %d checks passed, %d failed, %d skipped\n", pass, fail, skip)
 	if fail > 0 {
 		return cli.ErrFailed
 	}
