@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,28 +8,26 @@ import (
 	"io"
 	"log"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/attach"
-	"github.com/sdtkit/sdtkit/pkg/filter"
+	"github.com/sdtkit/sdtkit/pkg/metrics"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-// aggConfig is --count, --hist, --stats, --latency and what goes with
-// them.
+// aggConfig is --count, --hist, --stats, --latency, --listen and what
+// goes with them.
 type aggConfig struct {
-	count       bool
-	hist, stats string
-	latency     string
-	pair        aggregate.LatencySpec // --latency parsed
-	by          string
-	interval    time.Duration
-	maxKeys     int
-
-	agg attach.Aggregation // parsed; Mode 0 streams events
+	count              bool
+	hist, stats, by    string
+	latency            string
+	pair               aggregate.LatencySpec // --latency parsed
+	interval           time.Duration
+	listen             string
+	maxSeries, maxKeys int
+	agg                attach.Aggregation // parsed; Mode 0 streams events
 }
 
 func (a *aggConfig) flags(fs *flag.FlagSet) {
@@ -41,6 +38,8 @@ func (a *aggConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&a.by, "by", "", "group --count, --hist, --stats or --latency by `KEY[,KEY...]`: pid, tid, comm, argN, a field")
 	fs.DurationVar(&a.interval, "interval", 0, "with --count, --hist, --stats or --latency: write and reset every `D`, such as 1s")
 	fs.IntVar(&a.maxKeys, "max-keys", attach.DefaultMaxKeys, "count at most `N` keys (with --hist and --latency, key and bucket pairs) per interval; with --latency, at most N STARTs wait")
+	fs.StringVar(&a.listen, "listen", "", "with --count, --hist, --stats or --latency: serve them as Prometheus metrics on http://`HOST:PORT`/metrics (an empty HOST is 127.0.0.1)")
+	fs.IntVar(&a.maxSeries, "max-series", metrics.DefaultMaxSeries, "with --listen: keep at most `N` --by key values; the hits of others go to the series whose key labels are empty")
 }
 
 // parse checks the flags set and parses their keys; the error is the
@@ -64,11 +63,8 @@ func (a *aggConfig) parse(set map[string]bool) error {
 		}
 	}
 	if set["latency"] {
+		// Parsed once the PROBEs are known (latencyProbes).
 		a.agg.Mode, modes = attach.Latency, modes+1
-		if a.pair, err = aggregate.ParseLatency(a.latency); err != nil {
-			return fmt.Errorf("--latency %s: %w", cli.Shown(a.latency), err)
-		}
-		a.agg.Pair = a.pair.Pair
 	}
 	if set["by"] {
 		if a.agg.By, err = aggregate.ParseKeys(a.by); err != nil {
@@ -85,47 +81,47 @@ func (a *aggConfig) parse(set map[string]bool) error {
 		return fmt.Errorf("--interval %v: not a positive duration", a.interval)
 	case a.maxKeys < 1 || a.maxKeys > attach.MaxKeys:
 		return fmt.Errorf("--max-keys %d: not in [1, %d]", a.maxKeys, attach.MaxKeys)
+	case set["listen"] && modes == 0:
+		return errors.New("--listen needs --count, --hist, --stats or --latency")
+	case set["max-series"] && !set["listen"]:
+		return errors.New("--max-series needs --listen")
+	case a.maxSeries < 1:
+		return fmt.Errorf("--max-series %d: not a positive number", a.maxSeries)
+	case !set["listen"]:
+		return nil
+	}
+	if a.listen, err = metrics.ListenAddress(a.listen); err != nil {
+		return fmt.Errorf("--listen %s: want HOST:PORT or :PORT", cli.Shown(a.listen))
+	}
+	// Keys whose labels would be the same (the field le is the label
+	// key_le, as is a field key_le) fail here rather than every scrape.
+	if _, err := metrics.LabelNames(a.agg.By); err != nil {
+		return fmt.Errorf("--by: %w; give one of them as argN", err)
 	}
 	return nil
 }
 
-// latencyProbes parses START and END of --latency. With PROBEs given,
-// they are patterns over the probes attached, PROVIDER:NAME or NAME;
-// without, they are the PROBEs to attach, which it returns (one when
-// they are the same).
-func (a *aggConfig) latencyProbes(probes bool) ([]string, error) {
-	parse := probespec.Parse
-	if probes {
-		parse = probespec.ParsePattern
+// latencyProbes parses --latency: START and END are patterns over the probes
+// of specs, or without, the probes to attach, which it adds to them.
+func (a *aggConfig) latencyProbes(specs []probespec.Spec) ([]probespec.Spec, error) {
+	more, err := a.agg.SetLatency(a.latency, len(specs) > 0)
+	if err != nil {
+		return nil, fmt.Errorf("--latency %s: %w", cli.Shown(a.latency), err)
 	}
-	parts := []string{a.pair.Start, a.pair.End}
-	specs := make([]probespec.Spec, 2)
-	for i, p := range parts {
-		var err error
-		if specs[i], err = parse(p); err != nil {
-			return nil, fmt.Errorf("--latency %s: %w", cli.Shown(a.latency), err)
-		}
-	}
-	a.agg.Start, a.agg.End = specs[0], specs[1]
-	switch {
-	case probes:
-		return nil, nil
-	case parts[0] == parts[1]:
-		return parts[:1], nil
-	}
-	return parts, nil
+	return append(specs, more...), nil
 }
 
 // aggregateRun aggregates in the kernel, or with tracefs in this process
 // as the events come, and writes a record per probe and key every
 // --interval and at the end: on a signal, at the -d duration, or when the
-// -p process exits.
-func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *attach.Plan, stdout io.Writer, logger *log.Logger) error {
+// -p process exits. With --listen, it serves them as metrics too, and
+// every scrape ends an interval.
+func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.Writer, logger *log.Logger) error {
 	// --listen: an address taken fails before anything is attached.
 	var ln net.Listener
-	if c.listen.addr != "" {
+	if c.agg.listen != "" {
 		var err error
-		if ln, err = net.Listen("tcp", c.listen.addr); err != nil {
+		if ln, err = net.Listen("tcp", c.agg.listen); err != nil {
 			return fmt.Errorf("--listen: %w", err)
 		}
 		defer ln.Close()
@@ -142,23 +138,20 @@ func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *at
 		return err
 	}
 	defer ag.Close()
-	if c.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.duration)
-		defer cancel()
-	}
-	bw := bufio.NewWriterSize(stdout, 64<<10)
-	rw := aggregate.NewRecordWriter(bw)
-	emit := func(recs []aggregate.Record) error {
-		if err := rw.Write(recs); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
+	ctx, cancel := c.until(ctx)
+	defer cancel()
+	rw := aggregate.NewRecordWriter(stdout)
 	if ln != nil {
-		err = serve(ctx, c, ag, ln, emit, logger)
+		logger.Printf("serving metrics on http://%s/metrics", ln.Addr())
+		err = metrics.Serve(ctx, ln, ag, &metrics.ServeOptions{
+			By:        c.agg.agg.By,
+			MaxSeries: c.agg.maxSeries,
+			Interval:  c.agg.interval,
+			Emit:      rw.Write,
+			Server:    metrics.ServerOptions{ErrorLog: logger},
+		})
 	} else {
-		err = ag.Run(ctx, c.agg.interval, emit)
+		err = ag.Run(ctx, c.agg.interval, rw.Write)
 	}
 	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost)
 	switch n := ag.Skipped(); {
@@ -171,40 +164,4 @@ func aggregateRun(ctx context.Context, c *config, opts *attach.Options, plan *at
 		err = fmt.Errorf("detach: %w", cerr)
 	}
 	return err
-}
-
-// flagWords returns the message of err, an error of the attach engine,
-// in the words of sdtattach's flags.
-func flagWords(err error) string {
-	msg := err.Error()
-	var ke *attach.KeyError
-	if errors.As(err, &ke) && errors.Is(ke.Err, attach.ErrNeitherStartNorEnd) {
-		// The key is START,END of --latency.
-		msg = strings.Replace(msg, ke.Key+": ", "--latency "+ke.Key+": ", 1)
-	}
-	if errors.Is(err, filter.ErrNoFields) {
-		msg += " (--types does not declare it)"
-	}
-	var fb *attach.Fallback
-	if errors.As(err, &fb) {
-		msg = strings.Replace(msg, "; tracing with the tracefs backend", "; tracing with --backend tracefs", 1)
-	}
-	if errors.As(err, new(*attach.TracefsError)) {
-		msg = strings.Replace(msg, "tracefs backend: ", "--backend tracefs: ", 1)
-	}
-	return msg
-}
-
-// A flagError is an error of a package, told in sdtattach's words.
-type flagError struct{ err error }
-
-func (e *flagError) Error() string { return flagWords(e.err) }
-func (e *flagError) Unwrap() error { return e.err }
-
-// inFlagWords returns err told in sdtattach's words.
-func inFlagWords(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &flagError{err}
 }

@@ -28,7 +28,7 @@ func TestResolveCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := resolve(ctx, c, &attach.Options{})
+		_, err := resolve(ctx, c)
 		done <- err
 	}()
 	time.Sleep(50 * time.Millisecond)

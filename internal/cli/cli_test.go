@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"os"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestStatus(t *testing.T) {
@@ -57,5 +60,34 @@ func TestParse(t *testing.T) {
 		if !bytes.HasPrefix(stderr.Bytes(), []byte(tt.stderr)) {
 			t.Errorf("Parse(%q) printed %q, want it to start with %q", tt.args, stderr.String(), tt.stderr)
 		}
+	}
+}
+
+func TestInterrupts(t *testing.T) {
+	ctx, further, stop := Interrupts()
+	defer stop()
+	before := further()
+	syscall.Kill(os.Getpid(), syscall.SIGPIPE) // caught: nothing happens
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	<-ctx.Done()
+	if got := context.Cause(ctx).Error(); got != "hangup signal received" {
+		t.Errorf("cause = %q", got)
+	}
+	select {
+	case <-before:
+	default:
+		t.Error("a channel of further not closed by the signal after it")
+	}
+	after := further()
+	select {
+	case <-after:
+		t.Fatal("a channel of further closed by the signal before it")
+	case <-time.After(20 * time.Millisecond):
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	select {
+	case <-after:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a channel of further not closed by the next signal")
 	}
 }

@@ -223,14 +223,20 @@ type RecordWriter struct {
 // NewRecordWriter returns a RecordWriter that writes to w.
 func NewRecordWriter(w io.Writer) *RecordWriter { return &RecordWriter{w: w} }
 
-// Write writes recs, a line each.
+// Write writes recs, a line each, in writes of 64 KiB or more to the
+// underlying writer but the last: those of an interval reach a reader
+// once Write returns, and without a write per line.
 func (rw *RecordWriter) Write(recs []Record) error {
+	rw.buf = rw.buf[:0]
 	for i := range recs {
 		r := &recs[i]
 		rw.Hits, rw.Lost = rw.Hits+r.Count+r.Unread+r.Unmatched, rw.Lost+r.Lost
-		rw.buf = append(r.AppendJSON(rw.buf[:0]), '\n')
-		if _, err := rw.w.Write(rw.buf); err != nil {
-			return err
+		rw.buf = append(r.AppendJSON(rw.buf), '\n')
+		if len(rw.buf) >= 64<<10 || i == len(recs)-1 {
+			if _, err := rw.w.Write(rw.buf); err != nil {
+				return err
+			}
+			rw.buf = rw.buf[:0]
 		}
 	}
 	return nil

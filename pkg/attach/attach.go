@@ -13,6 +13,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/filter"
+	"github.com/sdtkit/sdtkit/pkg/launch"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"golang.org/x/sys/unix"
@@ -25,6 +26,13 @@ const DefaultFlushInterval = 100 * time.Millisecond
 // Options configure Resolve and Open. The zero value traces every
 // process that runs the files, with the defaults of package bpf.
 type Options struct {
+	// Command, when not nil, is a command launch.Start started stopped
+	// at its execve, to trace from its first instruction: it stands for
+	// PID and Libraries, and once every site is attached it is released
+	// (after OnAttached). When it started in a cgroup (launch's
+	// Options.Cgroup or OwnCgroup), that is Cgroup, and the Tracer stops
+	// once the cgroup is empty (Until), as strace -f does.
+	Command *launch.Command
 	// PID, when not 0, traces that process only: specifications without
 	// a PATH are resolved against every object it maps, and the Tracer
 	// stops by itself when it exits.
@@ -137,6 +145,7 @@ func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan,
 	if opts != nil {
 		o = *opts
 	}
+	o.withCommand()
 	type result struct {
 		plan *Plan
 		err  error
@@ -151,6 +160,31 @@ func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan,
 		return r.plan, exitedError(o.PID, r.err)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w before anything was attached", context.Cause(ctx))
+	}
+}
+
+// withCommand sets the options Command stands for.
+func (o *Options) withCommand() {
+	c := o.Command
+	if c == nil {
+		return
+	}
+	o.PID, o.Libraries = c.Pid, c.Libraries
+	if then := o.OnAttached; then != nil {
+		o.OnAttached = func() error {
+			if err := then(); err != nil {
+				return err
+			}
+			return c.Release()
+		}
+	} else {
+		o.OnAttached = c.Release
+	}
+	if c.Cgroup != nil {
+		o.Cgroup = c.Cgroup.Path
+		if o.Until == nil {
+			o.Until = c.Cgroup.Emptied()
+		}
 	}
 }
 

@@ -73,7 +73,7 @@ func Example_command() {
 		log.Fatal(err)
 	}
 	specs, _ := probespec.ParseAll("demo:start")
-	t, err := attach.Open(context.Background(), specs, &attach.Options{PID: cmd.Pid, Libraries: cmd.Libraries, OnAttached: cmd.Release})
+	t, err := attach.Open(context.Background(), specs, &attach.Options{Command: cmd}) // released once attached
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // Streamed counts what Stream wrote.
 type Streamed struct {
 	// Events is the number of events written, and ByProbe that of each
-	// probe of the plan, by index (Plan.Probes).
+	// probe of the plan, by index (Plan.Probes, as many).
 	Events  uint64
 	ByProbe []uint64
 	// Lost is the number of events lost in a full ring buffer, each
@@ -75,6 +75,9 @@ func (t *Tracer) Stream(ctx context.Context, w io.Writer, max uint64) (*Streamed
 		err = lerr
 	}
 	s.n.Skipped = t.Skipped()
+	for len(s.n.ByProbe) < len(t.plan.Probes) { // probes added with no event
+		s.n.ByProbe = append(s.n.ByProbe, 0)
+	}
 	return &s.n, err
 }
 

@@ -1,6 +1,10 @@
 package attach
 
 import (
+	"context"
+	"fmt"
+	"os"
+
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -14,6 +18,36 @@ type Types struct {
 	// Source names the definitions in warnings, such as "app.d".
 	Source    string
 	Providers []dtrace.Provider
+}
+
+// ReadTypes reads the DTrace provider definitions of file name, the
+// Types it names Source. The file may be a named pipe whose writer never
+// comes: ReadTypes returns the cause of ctx as soon as ctx is done,
+// leaving the reading behind.
+func ReadTypes(ctx context.Context, name string) (*Types, error) {
+	type result struct {
+		provs []dtrace.Provider
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		provs, err := dtrace.Parse(name, src)
+		done <- result{provs, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return &Types{Source: name, Providers: r.provs}, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w before %s was read", context.Cause(ctx), name)
+	}
 }
 
 // lookup returns the types and names of the arguments of a probe; ok is

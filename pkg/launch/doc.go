@@ -59,8 +59,10 @@
 // once the last of them has exited (cgroup.events says "populated 0"),
 // the end of the trace for sdtattach -f, as for strace -f; Cgroup.Signal
 // sends a signal to every process left, and Cgroup.Kill kills them all
-// (cgroup.kill). sdtattach -f, stopped by a signal, -n or -d, sends
-// SIGTERM to every process of the cgroup, as bpftrace -c does to its
-// command, and SIGKILL on a second signal. Cgroup.Remove moves out
-// whatever is left in it and removes it.
+// (cgroup.kill). Command.End, once the trace has ended, sends SIGTERM
+// to every process of the cgroup, as bpftrace -c does to its command,
+// and SIGKILL once told again (a second signal to sdtattach -f).
+// Cgroup.Remove moves out whatever is left in it and removes it.
+// Options.OwnCgroup does all of it in one: Start makes the cgroup, after
+// removing those that killed tracers left, and End removes it.
 package launch

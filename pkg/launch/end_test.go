@@ -61,7 +61,7 @@ func TestEnd(t *testing.T) {
 			if tt.again {
 				close(again)
 			}
-			got, err := c.End(nil, again, func(err error) { warned = append(warned, err) })
+			got, err := c.End(again, func(err error) { warned = append(warned, err) })
 			if got != tt.want || err != nil {
 				t.Errorf("End() = %d, %v, want %d", got, err, tt.want)
 			}
@@ -69,5 +69,42 @@ func TestEnd(t *testing.T) {
 				t.Errorf("End() warned %v", warned)
 			}
 		})
+	}
+}
+
+// A command of Options.OwnCgroup starts in a cgroup of its own, which
+// End empties (the command's child gets SIGTERM too) and removes.
+func TestEndOwnCgroup(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("requires sh")
+	}
+	if probe, err := NewCgroup("launch-own-probe-*"); err != nil {
+		t.Skipf("requires a writable cgroup v2 (%v)", err)
+	} else {
+		probe.Remove()
+	}
+	if _, err := Start([]string{"true"}, &Options{OwnCgroup: "launch-own-", Cgroup: &Cgroup{}}); err == nil {
+		t.Error("Start with Cgroup and OwnCgroup succeeded")
+	}
+	c, err := Start([]string{"sh", "-c", "sleep 60 & wait"}, &Options{OwnCgroup: "launch-own-"})
+	if errors.Is(err, unix.EPERM) {
+		t.Skipf("requires ptrace (%v)", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Cgroup == nil || !strings.HasPrefix(filepath.Base(c.Cgroup.Path), "launch-own-") {
+		t.Fatalf("Cgroup = %+v, want one named launch-own-*", c.Cgroup)
+	}
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	var warned []error
+	status, err := c.End(nil, func(err error) { warned = append(warned, err) })
+	if status != 128+int(unix.SIGTERM) || err != nil || len(warned) != 0 {
+		t.Errorf("End() = %d, %v, warned %v; want %d", status, err, warned, 128+int(unix.SIGTERM))
+	}
+	if _, err := os.Stat(c.Cgroup.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cgroup %s left after End: %v", c.Cgroup.Path, err)
 	}
 }

@@ -25,6 +25,12 @@ type Options struct {
 	// kernel puts it there as it forks (clone3's CLONE_INTO_CGROUP,
 	// Linux 5.7), before it runs anything.
 	Cgroup *Cgroup
+	// OwnCgroup, when not "", has Start make a cgroup for the command
+	// and its descendants alone, a child of this process's cgroup
+	// named by OwnerPattern(OwnCgroup), after removing those of that
+	// prefix that tracers killed before left (RemoveStale); End
+	// removes it. It excludes Cgroup.
+	OwnCgroup string
 }
 
 // A Command is a program started by Start, stopped before its first
@@ -37,8 +43,12 @@ type Command struct {
 	// Libraries are the shared libraries the dynamic loader will load
 	// at its start (see Libraries).
 	Libraries []string
+	// Cgroup is the cgroup the command started in (Options.Cgroup or
+	// Options.OwnCgroup), nil without.
+	Cgroup *Cgroup
 
 	cmd      *exec.Cmd
+	ownCg    bool          // Cgroup was made by Start, and End removes it
 	release  chan struct{} // closed by Release, to the tracing thread
 	released chan error    // the tracing thread's PTRACE_DETACH
 	once     sync.Once
@@ -70,6 +80,30 @@ func Start(argv []string, opts *Options) (*Command, error) {
 	if err := checkProc("/proc", os.Getpid()); err != nil {
 		return nil, err
 	}
+	if o.OwnCgroup == "" {
+		return start(argv, &o)
+	}
+	if o.Cgroup != nil {
+		return nil, errors.New("start: both Cgroup and OwnCgroup given")
+	}
+	RemoveStale(o.OwnCgroup)
+	cg, err := NewCgroup(OwnerPattern(o.OwnCgroup))
+	if err != nil {
+		return nil, err
+	}
+	o.Cgroup = cg
+	c, err := start(argv, &o)
+	if err != nil {
+		cg.Remove()
+		return nil, err
+	}
+	c.ownCg = true
+	return c, nil
+}
+
+// start is Start once the cgroup is made.
+func start(argv []string, opts *Options) (*Command, error) {
+	o := *opts
 	path, err := exec.LookPath(argv[0])
 	if err != nil && !errors.Is(err, exec.ErrDot) {
 		return nil, &StartError{Name: argv[0], Err: lookErr(err)}
@@ -90,7 +124,7 @@ func Start(argv []string, opts *Options) (*Command, error) {
 		cmd.SysProcAttr.UseCgroupFD = true
 		cmd.SysProcAttr.CgroupFD = int(o.Cgroup.dir.Fd())
 	}
-	c := &Command{cmd: cmd, release: make(chan struct{}), released: make(chan error, 1)}
+	c := &Command{cmd: cmd, Cgroup: o.Cgroup, release: make(chan struct{}), released: make(chan error, 1)}
 	started := make(chan error, 1)
 	go c.trace(started)
 	if err := <-started; err != nil {

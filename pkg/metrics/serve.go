@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -116,4 +117,15 @@ func Serve(ctx context.Context, ln net.Listener, src Source, o *ServeOptions) er
 	default:
 	}
 	return err
+}
+
+// ListenAddress returns addr, HOST:PORT or :PORT, with the loopback
+// address 127.0.0.1 in place of an empty HOST: an exporter of a
+// process's probes is served to other machines only when asked.
+func ListenAddress(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return "", fmt.Errorf("%q: want HOST:PORT or :PORT", addr)
+	}
+	return net.JoinHostPort(cmp.Or(host, "127.0.0.1"), port), nil
 }

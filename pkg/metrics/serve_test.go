@@ -78,3 +78,19 @@ func TestServe(t *testing.T) {
 		t.Errorf("%d records emitted of %d collections, want 3 of 3: two scrapes and the last", emitted, src.n)
 	}
 }
+
+func TestListenAddress(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{":9100", "127.0.0.1:9100"},
+		{"0.0.0.0:9100", "0.0.0.0:9100"},
+		{"[::1]:80", "[::1]:80"},
+		{"localhost:http", "localhost:http"},
+		{"9100", ""},
+		{"host:", ""},
+	} {
+		got, err := ListenAddress(tt.in)
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("ListenAddress(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
