@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/testenv"
 )
 
 // fireC fires l:val(3) 50 times and l:val(100) 50 times: the median is
@@ -42,9 +44,7 @@ main(void)
 // --listen every second, and checks that PromQL's increase() and
 // histogram_quantile() over the hits of a fixture return what it fired.
 func TestPrometheus(t *testing.T) {
-	if euid := os.Geteuid(); euid != 0 {
-		t.Skipf("requires root (euid %d)", euid)
-	}
+	testenv.RequireUprobes(t)
 	prom, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Skip("requires prometheus (package prometheus)")

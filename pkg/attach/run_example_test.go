@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/sdtkit/sdtkit/internal/testenv"
+
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 )
 
@@ -13,9 +15,7 @@ import (
 // would run them everywhere; TestExamples runs them where they can run
 // and checks what they print.
 func TestExamples(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skipf("requires root (euid %d) to load BPF programs", os.Geteuid())
-	}
+	testenv.RequireUprobes(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo fixture is x86-64), not %s", runtime.GOARCH)
 	}

@@ -4,18 +4,17 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/testenv"
 )
 
 func requireBPF(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skipf("requires root (euid %d) to load BPF programs", os.Geteuid())
-	}
+	testenv.RequireUprobes(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo fixture is x86-64), not %s", runtime.GOARCH)
 	}

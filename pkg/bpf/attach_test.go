@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/testenv"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
@@ -28,9 +30,7 @@ func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
 
 func requireRoot(t *testing.T) {
 	t.Helper()
-	if euid := os.Geteuid(); euid != 0 {
-		t.Skipf("requires root (euid %d)", euid)
-	}
+	testenv.RequireUprobes(t)
 }
 
 func requireAMD64(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sdtkit/sdtkit/internal/testenv"
+
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -185,9 +187,7 @@ func TestLiveProcess(t *testing.T) {
 	site.checkState(t, mem, false, 0)
 
 	t.Run("armed", func(t *testing.T) {
-		if euid := os.Geteuid(); euid != 0 {
-			t.Skipf("requires root (euid %d)", euid)
-		}
+		testenv.RequireUprobes(t)
 		detach := attachUprobe(t, "sdtkit_test", fmt.Sprintf("probe_%d", pid), exe, site.probe.PCOffset, site.probe.SemaphoreOffset)
 		site.checkState(t, mem, true, 1)
 		if err := detach(); err != nil {

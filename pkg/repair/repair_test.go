@@ -3,11 +3,12 @@ package repair
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
+
+	"github.com/sdtkit/sdtkit/internal/testenv"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -35,9 +36,7 @@ type liveSite struct {
 // second tick site, which its semaphore at 0 keeps it from running, and
 // the loader's hook, which it calls at no dlopen, and repairs them.
 func TestProcess(t *testing.T) {
-	if euid := os.Geteuid(); euid != 0 {
-		t.Skipf("requires root (euid %d)", euid)
-	}
+	testenv.RequireUprobes(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo is x86-64), not %s", runtime.GOARCH)
 	}
@@ -150,9 +149,7 @@ func TestProcess(t *testing.T) {
 
 // TestProcessHookFields checks what the hook's site says of it.
 func TestProcessHookFields(t *testing.T) {
-	if euid := os.Geteuid(); euid != 0 {
-		t.Skipf("requires root (euid %d)", euid)
-	}
+	testenv.RequireUprobes(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo is x86-64), not %s", runtime.GOARCH)
 	}

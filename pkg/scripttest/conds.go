@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/internal/testenv"
+
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 	"golang.org/x/sys/unix"
 	"rsc.io/script"
@@ -52,6 +54,15 @@ func Tracefs() script.Cond {
 		}
 		_, err := tracefs()
 		return err == nil, nil
+	})
+}
+
+// Died reports whether the kernel has oopsed since boot
+// (testenv.KernelDied), after which making uprobes may hang: scripts
+// that make them skip with [died].
+func Died() script.Cond {
+	return script.Condition("the kernel has oopsed since boot (taint flag D): making uprobes may hang", func(*script.State) (bool, error) {
+		return testenv.KernelDied() != "", nil
 	})
 }
 

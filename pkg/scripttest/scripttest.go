@@ -28,6 +28,7 @@ func Cmds() map[string]script.Cmd {
 // scripttest.DefaultConds.
 func Conds() map[string]script.Cond {
 	return map[string]script.Cond{
+		"died":    Died(),
 		"kernel":  Kernel(),
 		"m32":     M32(),
 		"probe":   Probe(),

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/testenv"
+
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
@@ -25,9 +27,7 @@ func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
 // kernels before 5.7, give the same events: the demo's ticks, 1 to 3,
 // and their negatives, which it fires while its semaphore is raised.
 func TestTraceEvents(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("requires root (to define uprobe events)")
-	}
+	testenv.RequireUprobes(t)
 	want := []int64{-3, -2, -1, 1, 2, 3}
 	for _, perSite := range []bool{false, true} {
 		tr, err := Open(sitesOf(t, demo+":demo:tick"), &TraceOptions{PerSite: perSite, FlushInterval: 10 * time.Millisecond})
@@ -90,9 +90,7 @@ func sitesOf(t *testing.T, spec string) []Site {
 // events are still in use (its keeper still holds them as it exits) is
 // left without an error, and removed once they are not.
 func TestRemoveStaleBusy(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("requires root (to define uprobe events)")
-	}
+	testenv.RequireUprobes(t)
 	dir, err := Mount()
 	if err != nil {
 		t.Skip("requires tracefs:", err)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/testenv"
+
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -108,9 +110,7 @@ func fileID(t *testing.T, path string) process.FileID {
 // TestList attaches to the demo's probes both ways the bpf package does,
 // and finds the owners of its sites; after Close, none.
 func TestList(t *testing.T) {
-	if euid := os.Geteuid(); euid != 0 {
-		t.Skipf("requires root (euid %d)", euid)
-	}
+	testenv.RequireUprobes(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("requires amd64 (the demo is x86-64), not %s", runtime.GOARCH)
 	}
@@ -176,9 +176,7 @@ func TestList(t *testing.T) {
 // TestPrivateTracefs reads tracefs where it is not mounted: it is
 // mounted for one thread alone, and no mount is left behind.
 func TestPrivateTracefs(t *testing.T) {
-	if euid := os.Geteuid(); euid != 0 {
-		t.Skipf("requires root (euid %d)", euid)
-	}
+	testenv.RequireUprobes(t)
 	dir := t.TempDir()
 	defer func(d []string) { tracefsDirs = d }(tracefsDirs)
 	tracefsDirs = []string{dir}
