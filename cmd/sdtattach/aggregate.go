@@ -90,9 +90,11 @@ func (a *aggConfig) parse(set map[string]bool) error {
 	case !set["listen"]:
 		return nil
 	}
-	if a.listen, err = metrics.ListenAddress(a.listen); err != nil {
+	addr, err := metrics.ListenAddress(a.listen)
+	if err != nil {
 		return fmt.Errorf("--listen %s: want HOST:PORT or :PORT", cli.Shown(a.listen))
 	}
+	a.listen = addr
 	// Keys whose labels would be the same (the field le is the label
 	// key_le, as is a field key_le) fail here rather than every scrape.
 	if _, err := metrics.LabelNames(a.agg.By); err != nil {

@@ -24,8 +24,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	ctx, further, stop := cli.Interrupts()
 	defer stop()
-	opts := &c.opts
-	opts.Warn = func(err error) { cli.Print(logger, errors.New(flagWords(err))) }
+	c.opts.Warn = func(err error) { cli.Print(logger, errors.New(flagWords(err))) }
 	if c.command != "" {
 		return inFlagWords(runCommand(ctx, further, c, stdout, logger))
 	}

@@ -20,8 +20,7 @@ func flagWords(err error) string {
 	if errors.Is(err, filter.ErrNoFields) {
 		msg += " (--types does not declare it)"
 	}
-	var fb *attach.Fallback
-	if errors.As(err, &fb) {
+	if errors.As(err, new(*attach.Fallback)) {
 		msg = strings.Replace(msg, "; tracing with the tracefs backend", "; tracing with --backend tracefs", 1)
 	}
 	if errors.As(err, new(*attach.TracefsError)) {
