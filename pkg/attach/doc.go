@@ -14,8 +14,11 @@
 //		return nil
 //	})
 //
-// Aggregate, in one call too, counts hits, draws histograms, keeps stats
-// or measures latencies instead (see Aggregating in the kernel).
+// Tracer.Events gives the same events to a for loop (an iter.Seq2), and
+// Tracer.Stream writes them to an io.Writer as sdtattach does, NDJSON with
+// in-band lost counts. Aggregate, in one call too, counts hits, draws
+// histograms, keeps stats or measures latencies instead (see Aggregating
+// in the kernel; Aggregation.SetLatency reads sdtattach's START,END[,KEY]).
 //
 // # Backends
 //
@@ -36,9 +39,12 @@
 // process that runs the file, also those started later; with one, in
 // that process only, and PATH may be any object it maps or will map.
 // Options.Libraries adds files the process does not map yet to those
-// searched, and Options.OnAttached is called once every site is attached:
-// a command that package launch started stopped at its execve is let run
-// there, so that it is traced from its first instruction.
+// searched, and Options.OnAttached is called once every site is attached.
+// Options.Command does both for a command that package launch started
+// stopped at its execve: it is let run once attached, so that it is
+// traced from its first instruction, and with a cgroup of its own
+// (launch.Options.OwnCgroup) its descendants are traced too, until the
+// last of them exits.
 //
 // Resolve does the reading and planning, and returns a Plan: the probes,
 // their sites by file (Attachments), and the table of sites by number
