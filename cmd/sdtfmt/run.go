@@ -12,8 +12,8 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
-	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // formatter takes the records of all inputs in order.
@@ -104,8 +104,8 @@ func (f *formatter) readFile(name string) (int, error) {
 // read formats the records of one input and returns how many lines it
 // skipped. prefix names the input in messages.
 func (f *formatter) read(prefix string, r io.Reader) (int, error) {
-	rd := event.NewReader(r)
-	var e event.Event
+	rd := ndjson.NewReader(r)
+	var e ndjson.Event
 	bad := 0
 	for {
 		if f.view != nil && !f.tty && !rd.Buffered() {
@@ -115,7 +115,7 @@ func (f *formatter) read(prefix string, r io.Reader) (int, error) {
 			}
 		}
 		kind, err := rd.Read(&e)
-		var lerr *event.LineError
+		var lerr *ndjson.LineError
 		switch {
 		case err == io.EOF:
 			return bad, nil
@@ -132,10 +132,10 @@ func (f *formatter) read(prefix string, r io.Reader) (int, error) {
 	}
 }
 
-func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) error {
+func (f *formatter) record(kind ndjson.Kind, e *ndjson.Event, rd *ndjson.Reader) error {
 	var err error
 	switch kind {
-	case event.KindEvent:
+	case ndjson.KindEvent:
 		if f.view != nil {
 			err = f.view.WriteEvent(e, f.forms.of(e))
 			break
@@ -144,7 +144,7 @@ func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) er
 		f.mu.Lock()
 		f.sum.event(e)
 		f.mu.Unlock()
-	case event.KindLost:
+	case ndjson.KindLost:
 		if e.Provider != "" {
 			// Hits of an aggregation's probe that found its map full.
 			f.full += e.Lost
@@ -154,15 +154,15 @@ func (f *formatter) record(kind event.Kind, e *event.Event, rd *event.Reader) er
 		if f.view != nil {
 			err = f.view.WriteLost(e.Lost)
 		}
-	case event.KindAggregate:
+	case ndjson.KindAggregate:
 		r, perr := aggregate.ParseRecord(rd.Bytes())
 		if perr != nil {
 			f.logger.Printf("line %d: %v", rd.Line(), perr)
 			return nil
 		}
 		err = f.recs.Add(f.w, r)
-	case event.KindSite:
-		s, perr := event.ParseSite(rd.Bytes())
+	case ndjson.KindSite:
+		s, perr := ndjson.ParseSite(rd.Bytes())
 		if perr != nil {
 			f.logger.Printf("line %d: %v", rd.Line(), perr)
 			return nil

@@ -6,13 +6,13 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
-	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // A summary is -c, --hist or --latency.
 type summary interface {
-	event(e *event.Event)
+	event(e *ndjson.Event)
 	// report writes the summary and starts the next one.
 	report(w io.Writer) error
 	// warnings says what the summary had to leave out.
@@ -25,7 +25,7 @@ type counts struct {
 	n  map[aggregate.Group]uint64
 }
 
-func (s *counts) event(e *event.Event) { s.n[aggregate.GroupOf(e, s.by)]++ }
+func (s *counts) event(e *ndjson.Event) { s.n[aggregate.GroupOf(e, s.by)]++ }
 
 func (s *counts) report(w io.Writer) error {
 	err := aggregate.WriteCounts(w, s.n, s.by)
@@ -42,7 +42,7 @@ type hists struct {
 	missing uint64 // events without a numeric value
 }
 
-func (s *hists) event(e *event.Event) {
+func (s *hists) event(e *ndjson.Event) {
 	v, _ := s.of.Value(e)
 	i, ok := aggregate.BucketValue(v)
 	if !ok {
@@ -102,7 +102,7 @@ type latency struct {
 	l     *aggregate.Latency
 }
 
-func (s *latency) event(e *event.Event) {
+func (s *latency) event(e *ndjson.Event) {
 	s.l.Event(e, s.spec.start.match(e.Provider, e.Name), s.spec.end.match(e.Provider, e.Name))
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/sitetable"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // siteTable writes sdtlist's probe sites as sdtlist -t does. Whether the
@@ -18,7 +18,7 @@ type siteTable struct {
 
 func newSiteTable(w io.Writer) *siteTable { return &siteTable{w: w} }
 
-func (t *siteTable) write(s *event.Site) {
+func (t *siteTable) write(s *ndjson.Site) {
 	if t.t == nil {
 		t.t = sitetable.New(t.w, s.PID != 0)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -57,7 +57,7 @@ type formats struct {
 
 type probeName struct{ provider, name string }
 
-func (fs *formats) of(e *event.Event) *eventtext.Format {
+func (fs *formats) of(e *ndjson.Event) *eventtext.Format {
 	if len(fs.templates) == 0 {
 		return nil
 	}

@@ -3,33 +3,33 @@ package main
 import (
 	"io"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
-// ndjson writes one JSON object per site, as package event specifies it.
+// jsonLines writes one JSON object per site, as package ndjson specifies it.
 // A runtime's 20,000 probe sites must be listed faster than readelf
 // prints them: the encoder appends to a reused buffer, and each argument
 // string is parsed once per file.
-type ndjson struct {
+type jsonLines struct {
 	w   io.Writer
 	buf []byte
 	enc siteEncoder
 }
 
-func newNDJSON(w io.Writer) *ndjson { return &ndjson{w: w} }
+func newNDJSON(w io.Writer) *jsonLines { return &jsonLines{w: w} }
 
-func (n *ndjson) flush() error { return nil }
+func (n *jsonLines) flush() error { return nil }
 
-func (n *ndjson) write(s *site) error {
+func (n *jsonLines) write(s *site) error {
 	n.buf = n.enc.append(n.buf[:0], s)
 	_, err := n.w.Write(n.buf)
 	return err
 }
 
-// A siteEncoder turns sites into event.Site lines. It is not safe for
+// A siteEncoder turns sites into ndjson.Site lines. It is not safe for
 // concurrent use.
 type siteEncoder struct {
-	argv event.ArgvCache
+	argv ndjson.ArgvCache
 	sema uint64 // the semaphore value of the site being encoded
 }
 
@@ -37,7 +37,7 @@ type siteEncoder struct {
 func (e *siteEncoder) append(b []byte, s *site) []byte {
 	p := s.probe
 	argv, argvJSON := e.argv.Get(s.file, s.machine, p.Args)
-	t := event.Site{
+	t := ndjson.Site{
 		File: s.file, Provider: p.Provider, Name: p.Name,
 		PC: p.PC, Base: p.Base, Semaphore: p.Semaphore, Args: p.Args,
 		PCOffset: p.PCOffset, SemaphoreOffset: p.SemaphoreOffset,
@@ -62,7 +62,7 @@ func (e *siteEncoder) append(b []byte, s *site) []byte {
 			}
 		}
 	}
-	return event.AppendSiteArgv(b, &t, argvJSON)
+	return ndjson.AppendSiteArgv(b, &t, argvJSON)
 }
 
 func errorText(err error) string {

@@ -108,7 +108,7 @@ func listFile(name string, pats []probespec.Spec, out sink, check *probe.Pattern
 		if nf != nil {
 			check.Add(name, nf.File.Sites)
 			var err error
-			if nd, ok := out.(*ndjson); ok && len(nf.File.Sites) >= parallelMin {
+			if nd, ok := out.(*jsonLines); ok && len(nf.File.Sites) >= parallelMin {
 				err = nd.writeParallel(nf.Name, nf.File, pats)
 			} else {
 				err = writeProbes(nf.Name, nf.File, pats, nf.Data, out)

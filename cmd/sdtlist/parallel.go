@@ -39,7 +39,7 @@ type chunk struct {
 // the encoding spread over GOMAXPROCS goroutines. At most 2 chunks per
 // goroutine are held at a time, so the memory does not grow with the file
 // when the output is slow to drain.
-func (n *ndjson) writeParallel(name string, f *stapsdt.File, pats []probespec.Spec) error {
+func (n *jsonLines) writeParallel(name string, f *stapsdt.File, pats []probespec.Spec) error {
 	nchunks := (len(f.Sites) + chunkSites - 1) / chunkSites
 	workers := min(runtime.GOMAXPROCS(0), nchunks)
 	chunks := make([]chunk, nchunks)

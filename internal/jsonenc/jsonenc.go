@@ -1,6 +1,6 @@
 // Package jsonenc appends JSON strings and numbers to byte slices as
 // encoding/json writes them with HTML escaping off, for the encoders of
-// package event, which write NDJSON without reflection.
+// package ndjson, which write NDJSON without reflection.
 package jsonenc
 
 import (

@@ -41,7 +41,7 @@
 // an event: pid, tid, comm, argN or a field name of sdtattach --types, as
 // ParseKey reads them. Keys are comparable values. Key.Format writes a
 // key's value as the summaries show it (a thread name as the terminal
-// can show it safely, other values as event.Value.String does), whether
+// can show it safely, other values as ndjson.Value.String does), whether
 // it comes from an event or from a BPF map.
 //
 // A Group is what one count, histogram or set of stats is kept for: a

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func ExampleBucketInt() {
@@ -57,7 +57,7 @@ func ExampleHistogram_AddCount() {
 func ExampleWriteCounts() {
 	by, _ := aggregate.ParseKey("pid")
 	counts := make(map[aggregate.Group]uint64)
-	for _, e := range []event.Event{
+	for _, e := range []ndjson.Event{
 		{PID: 42, Provider: "app", Name: "request__start"},
 		{PID: 42, Provider: "app", Name: "request__start"},
 		{PID: 7, Provider: "app", Name: "request__start"},
@@ -75,7 +75,7 @@ func ExampleWriteCounts() {
 
 func ExampleLatency() {
 	l := aggregate.NewLatency(aggregate.Key{}, 10) // pairs by thread
-	for _, e := range []event.Event{
+	for _, e := range []ndjson.Event{
 		{TS: 1000, PID: 42, TID: 42, Comm: "server", Name: "start"},
 		{TS: 1200, PID: 42, TID: 43, Comm: "worker", Name: "start"},
 		{TS: 5000, PID: 42, TID: 42, Comm: "server", Name: "done"},

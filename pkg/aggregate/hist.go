@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // NumBuckets is the number of buckets of a Histogram: the negative
@@ -42,11 +42,11 @@ func BucketUint(v uint64) int {
 // its unsigned value, another number (2.5, 1e400) by its integer part,
 // the largest in the last bucket. It reports false for null and for
 // strings and other values that are not numbers.
-func BucketValue(v event.Value) (int, bool) {
+func BucketValue(v ndjson.Value) (int, bool) {
 	switch v.Kind {
-	case event.Int:
+	case ndjson.Int:
 		return BucketInt(v.Int), true
-	case event.Number:
+	case ndjson.Number:
 		f, err := strconv.ParseFloat(v.Str, 64)
 		switch {
 		case err != nil && !errors.Is(err, strconv.ErrRange):
@@ -150,7 +150,7 @@ func (h *Histogram) AddUint(v uint64) { h.counts[BucketUint(v)]++ }
 
 // AddValue counts a value as BucketValue places it; it reports false,
 // and counts nothing, for a value that is not a number.
-func (h *Histogram) AddValue(v event.Value) bool {
+func (h *Histogram) AddValue(v ndjson.Value) bool {
 	i, ok := BucketValue(v)
 	if ok {
 		h.counts[i]++

@@ -4,25 +4,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func TestBucketLabel(t *testing.T) {
 	for _, tt := range []struct {
-		v    event.Value
+		v    ndjson.Value
 		want string
 	}{
-		{event.Value{Kind: event.Int, Int: -3}, "(..., 0)"},
-		{event.Value{Kind: event.Uint, Uint: 0}, "[0]"},
-		{event.Value{Kind: event.Uint, Uint: 1}, "[1]"},
-		{event.Value{Kind: event.Uint, Uint: 3}, "[2, 4)"},
-		{event.Value{Kind: event.Uint, Uint: 1000}, "[512, 1K)"},
-		{event.Value{Kind: event.Uint, Uint: 1024}, "[1K, 2K)"},
-		{event.Value{Kind: event.Uint, Uint: 3 << 20}, "[2M, 4M)"},
-		{event.Value{Kind: event.Uint, Uint: 1<<64 - 1}, "[8E, 16E)"},
-		{event.Value{Kind: event.String, Str: "0x10"}, "[16, 32)"},
-		{event.Value{Kind: event.Number, Str: "2.5"}, "[2, 4)"},
-		{event.Value{Kind: event.Number, Str: "1e400"}, "[8E, 16E)"},
+		{ndjson.Value{Kind: ndjson.Int, Int: -3}, "(..., 0)"},
+		{ndjson.Value{Kind: ndjson.Uint, Uint: 0}, "[0]"},
+		{ndjson.Value{Kind: ndjson.Uint, Uint: 1}, "[1]"},
+		{ndjson.Value{Kind: ndjson.Uint, Uint: 3}, "[2, 4)"},
+		{ndjson.Value{Kind: ndjson.Uint, Uint: 1000}, "[512, 1K)"},
+		{ndjson.Value{Kind: ndjson.Uint, Uint: 1024}, "[1K, 2K)"},
+		{ndjson.Value{Kind: ndjson.Uint, Uint: 3 << 20}, "[2M, 4M)"},
+		{ndjson.Value{Kind: ndjson.Uint, Uint: 1<<64 - 1}, "[8E, 16E)"},
+		{ndjson.Value{Kind: ndjson.String, Str: "0x10"}, "[16, 32)"},
+		{ndjson.Value{Kind: ndjson.Number, Str: "2.5"}, "[2, 4)"},
+		{ndjson.Value{Kind: ndjson.Number, Str: "1e400"}, "[8E, 16E)"},
 	} {
 		var h Histogram
 		if !h.AddValue(tt.v) {
@@ -36,7 +36,7 @@ func TestBucketLabel(t *testing.T) {
 		}
 	}
 	var h Histogram
-	for _, v := range []event.Value{{}, {Kind: event.String, Str: "x"}} {
+	for _, v := range []ndjson.Value{{}, {Kind: ndjson.String, Str: "x"}} {
 		if h.AddValue(v) {
 			t.Errorf("AddValue(%v) = true, want false", v)
 		}

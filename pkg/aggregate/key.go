@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/termtext"
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // KeyKind says where a Key takes its value from.
@@ -99,39 +99,39 @@ func (k Key) String() string {
 
 // Value returns the key's value in e; false when e has no such argument
 // or field.
-func (k Key) Value(e *event.Event) (event.Value, bool) {
+func (k Key) Value(e *ndjson.Event) (ndjson.Value, bool) {
 	switch k.Kind {
 	case KeyPID:
 		return intValue(e.PID), true
 	case KeyTID:
 		return intValue(e.TID), true
 	case KeyComm:
-		return event.Value{Kind: event.String, Str: e.Comm}, true
+		return ndjson.Value{Kind: ndjson.String, Str: e.Comm}, true
 	case KeyArg:
 		if k.Arg < len(e.Args) {
 			return e.Args[k.Arg], true
 		}
-		return event.Value{}, false
+		return ndjson.Value{}, false
 	case KeyField:
 		return e.Field(k.Field)
 	}
-	return event.Value{}, false
+	return ndjson.Value{}, false
 }
 
-func intValue(i int64) event.Value {
+func intValue(i int64) ndjson.Value {
 	if i < 0 {
-		return event.Value{Kind: event.Int, Int: i}
+		return ndjson.Value{Kind: ndjson.Int, Int: i}
 	}
-	return event.Value{Kind: event.Uint, Uint: uint64(i)}
+	return ndjson.Value{Kind: ndjson.Uint, Uint: uint64(i)}
 }
 
 // Format writes a value of the key as people read it, and as groups hold
 // it: a thread name as it is unless a terminal could misread it (then
-// quoted as in Go), other values as event.Value.String writes them.
+// quoted as in Go), other values as ndjson.Value.String writes them.
 // A value read elsewhere, such as from a BPF map, renders the same when
-// it is given as the event.Value an event would hold.
-func (k Key) Format(v event.Value) string {
-	if k.Kind == KeyComm && v.Kind == event.String {
+// it is given as the ndjson.Value an event would hold.
+func (k Key) Format(v ndjson.Value) string {
+	if k.Kind == KeyComm && v.Kind == ndjson.String {
 		return termtext.String(v.Str)
 	}
 	return v.String()
@@ -139,7 +139,7 @@ func (k Key) Format(v event.Value) string {
 
 // Text returns the key's value in e as Format writes it, "?" when e has
 // none.
-func (k Key) Text(e *event.Event) string {
+func (k Key) Text(e *ndjson.Event) string {
 	v, _ := k.Value(e)
 	return k.Format(v)
 }
@@ -159,7 +159,7 @@ func (g Group) Values() []string { return strings.Split(g.By, keySep) }
 
 // GroupOf returns the group of e, by the value of key by (none for the
 // zero Key).
-func GroupOf(e *event.Event, by Key) Group {
+func GroupOf(e *ndjson.Event, by Key) Group {
 	g := Group{Provider: e.Provider, Name: e.Name}
 	if by != (Key{}) {
 		g.By = by.Text(e)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func TestParseKey(t *testing.T) {
@@ -27,10 +27,10 @@ func TestParseKey(t *testing.T) {
 }
 
 func TestKeyText(t *testing.T) {
-	e := &event.Event{
+	e := &ndjson.Event{
 		PID: 42, TID: 43, Comm: "a\x1b[2Jb", Provider: "demo", Name: "tick",
-		Args:   []event.Value{{Kind: event.Int, Int: -1}, {Kind: event.String, Str: "a b"}},
-		Fields: []event.Field{{Name: "len", Value: event.Value{Kind: event.Uint, Uint: 3}}},
+		Args:   []ndjson.Value{{Kind: ndjson.Int, Int: -1}, {Kind: ndjson.String, Str: "a b"}},
+		Fields: []ndjson.Field{{Name: "len", Value: ndjson.Value{Kind: ndjson.Uint, Uint: 3}}},
 	}
 	for _, tt := range []struct {
 		key  Key
@@ -66,7 +66,7 @@ func TestGroupCompare(t *testing.T) {
 }
 
 func TestGroupOf(t *testing.T) {
-	e := &event.Event{PID: 7, Provider: "p\n", Name: "n"}
+	e := &ndjson.Event{PID: 7, Provider: "p\n", Name: "n"}
 	if got, want := GroupOf(e, Key{}), (Group{"p\n", "n", ""}); got != want {
 		t.Errorf("GroupOf(no key) = %v, want %v", got, want)
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // A Start is the hit of a START probe waiting for its END.
@@ -52,7 +52,7 @@ func NewLatency(key Key, slowest int) *Latency {
 // waiting for its key; an END that finds none is counted as Unmatched,
 // unless it is a START too, which then waits. A START replaces the one
 // its key has waiting.
-func (l *Latency) Event(e *event.Event, start, end bool) {
+func (l *Latency) Event(e *ndjson.Event, start, end bool) {
 	if !start && !end {
 		return
 	}

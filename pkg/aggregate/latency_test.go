@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func TestLatency(t *testing.T) {
@@ -34,7 +34,7 @@ func TestLatency(t *testing.T) {
 	} {
 		l := NewLatency(Key{}, 3)
 		for _, h := range tt.hits {
-			l.Event(&event.Event{TS: h.ts, PID: 9, TID: h.tid, Comm: "c"}, h.start, h.end)
+			l.Event(&ndjson.Event{TS: h.ts, PID: 9, TID: h.tid, Comm: "c"}, h.start, h.end)
 		}
 		var got []time.Duration
 		for _, p := range l.Slowest {
@@ -57,8 +57,8 @@ func TestLatency(t *testing.T) {
 // the STARTs waiting.
 func TestLatencyOrderAndReset(t *testing.T) {
 	l := NewLatency(Key{Kind: KeyArg, Arg: 0}, 10)
-	ev := func(ts int64, id uint64) *event.Event {
-		return &event.Event{TS: ts, TID: int64(id), Args: []event.Value{{Kind: event.Uint, Uint: id}}}
+	ev := func(ts int64, id uint64) *ndjson.Event {
+		return &ndjson.Event{TS: ts, TID: int64(id), Args: []ndjson.Value{{Kind: ndjson.Uint, Uint: id}}}
 	}
 	l.Event(ev(0, 1), true, false)
 	l.Event(ev(1, 2), true, false)

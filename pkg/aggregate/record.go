@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/jsonenc"
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // A Record is one line of sdtattach's in-kernel aggregations: what one
@@ -57,7 +57,7 @@ type Record struct {
 // or null when it could not be read.
 type KeyValue struct {
 	Key   Key
-	Value event.Value
+	Value ndjson.Value
 }
 
 // keySep separates the values of several keys in Group.By.
@@ -197,15 +197,15 @@ func appendBuckets(b []byte, buckets []Bucket) []byte {
 }
 
 // appendValue appends a key's value: a number, a string, or null.
-func appendValue(b []byte, v event.Value) []byte {
+func appendValue(b []byte, v ndjson.Value) []byte {
 	switch v.Kind {
-	case event.Uint:
+	case ndjson.Uint:
 		return strconv.AppendUint(b, v.Uint, 10)
-	case event.Int:
+	case ndjson.Int:
 		return strconv.AppendInt(b, v.Int, 10)
-	case event.String:
+	case ndjson.String:
 		return jsonenc.AppendString(b, v.Str)
-	case event.Number, event.JSON:
+	case ndjson.Number, ndjson.JSON:
 		return append(b, v.Str...)
 	}
 	return append(b, "null"...)
@@ -340,11 +340,11 @@ func parseBy(b []byte) ([]KeyValue, error) {
 		if t, err = dec.Token(); err != nil {
 			return nil, fmt.Errorf(`"by": %w`, err)
 		}
-		var v event.Value
+		var v ndjson.Value
 		switch t := t.(type) {
 		case nil:
 		case string:
-			v = event.Value{Kind: event.String, Str: t}
+			v = ndjson.Value{Kind: ndjson.String, Str: t}
 		case json.Number:
 			v = numberValue(string(t))
 		default:
@@ -355,15 +355,15 @@ func parseBy(b []byte) ([]KeyValue, error) {
 	return kvs, nil
 }
 
-// numberValue returns a JSON number as package event reads it.
-func numberValue(s string) event.Value {
+// numberValue returns a JSON number as package ndjson reads it.
+func numberValue(s string) ndjson.Value {
 	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
-		return event.Value{Kind: event.Uint, Uint: u}
+		return ndjson.Value{Kind: ndjson.Uint, Uint: u}
 	}
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return event.Value{Kind: event.Int, Int: i}
+		return ndjson.Value{Kind: ndjson.Int, Int: i}
 	}
-	return event.Value{Kind: event.Number, Str: s}
+	return ndjson.Value{Kind: ndjson.Number, Str: s}
 }
 
 // ParseRecord decodes one line of sdtattach's aggregations.

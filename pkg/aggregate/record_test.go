@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func TestRecordJSON(t *testing.T) {
@@ -23,7 +23,7 @@ func TestRecordJSON(t *testing.T) {
 		want string
 	}{
 		{
-			Record{TS: 1, Provider: "fire", Name: "hit", By: []KeyValue{{pid, event.Value{Kind: event.Uint, Uint: 42}}}, Count: 1000000},
+			Record{TS: 1, Provider: "fire", Name: "hit", By: []KeyValue{{pid, ndjson.Value{Kind: ndjson.Uint, Uint: 42}}}, Count: 1000000},
 			`{"ts":1,"provider":"fire","name":"hit","by":{"pid":42},"count":1000000}`,
 		},
 		{
@@ -32,9 +32,9 @@ func TestRecordJSON(t *testing.T) {
 		},
 		{
 			Record{TS: 3, Provider: "p", Name: "n", Hist: Key{Kind: KeyArg}, By: []KeyValue{
-				{comm, event.Value{Kind: event.String, Str: "a \"b\""}},
-				{arg1, event.Value{Kind: event.Int, Int: -1}},
-				{Key{Kind: KeyField, Field: "path"}, event.Value{}},
+				{comm, ndjson.Value{Kind: ndjson.String, Str: "a \"b\""}},
+				{arg1, ndjson.Value{Kind: ndjson.Int, Int: -1}},
+				{Key{Kind: KeyField, Field: "path"}, ndjson.Value{}},
 			}, Count: h.Total(), Unread: 2, Buckets: h.Buckets()},
 			`{"ts":3,"provider":"p","name":"n","hist":"arg0","by":{"comm":"a \"b\"","arg1":-1,"path":null},"count":7,"unread":2,"buckets":[` +
 				`{"lo":-9223372036854775808,"hi":0,"count":1},{"lo":0,"hi":1,"count":1},{"lo":1,"hi":2,"count":1},{"lo":2,"hi":4,"count":2},` +
@@ -57,7 +57,7 @@ func TestRecordJSON(t *testing.T) {
 			`{"ts":7,"provider":"app","name":"begin","latency":"tid","to":"app:end","count":6,"pending":1}`,
 		},
 		{
-			Record{TS: 8, Provider: "app", Name: "end", Latency: Key{Kind: KeyArg}, From: "begin", By: []KeyValue{{pid, event.Value{Kind: event.Uint, Uint: 42}}},
+			Record{TS: 8, Provider: "app", Name: "end", Latency: Key{Kind: KeyArg}, From: "begin", By: []KeyValue{{pid, ndjson.Value{Kind: ndjson.Uint, Uint: 42}}},
 				Count: 2, Unmatched: 3, Buckets: []Bucket{{Lo: "4194304", Hi: "8388608", Count: 2}}, Sum: 9000000, Min: 4400000, Max: 4600000, Mean: 4500000},
 			`{"ts":8,"provider":"app","name":"end","latency":"arg0","from":"begin","by":{"pid":42},"count":2,"unmatched":3,` +
 				`"buckets":[{"lo":4194304,"hi":8388608,"count":2}],"sum":9000000,"min":4400000,"max":4600000,"mean":4500000}`,
@@ -83,8 +83,8 @@ func TestRecordJSON(t *testing.T) {
 			t.Errorf("ParseRecord(%s) =\n%+v\nwant\n%+v", got, *back, tt.r)
 		}
 		// The events reader tells records from events.
-		var e event.Event
-		if k, err := event.Parse([]byte(got), &e); err != nil || (k != event.KindAggregate && k != event.KindLost) {
+		var e ndjson.Event
+		if k, err := ndjson.Parse([]byte(got), &e); err != nil || (k != ndjson.KindAggregate && k != ndjson.KindLost) {
 			t.Errorf("event.Parse(%s) = %v, %v, want KindAggregate or KindLost", got, k, err)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/hit"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -66,11 +66,11 @@ func TestRecord(t *testing.T) {
 		{Kind: hit.Uint, Bits: 9, Size: 8},
 		{Kind: hit.String, Str: "long", Truncated: true, Size: 8},
 	}}}
-	var rec event.Event
+	var rec ndjson.Event
 	var lines []string
 	write := func() {
 		ev.Record(&rec)
-		lines = append(lines, string(event.AppendEvent(nil, &rec)))
+		lines = append(lines, string(ndjson.AppendEvent(nil, &rec)))
 	}
 	write()
 	ev.Site, ev.Args = named, []hit.Value{{Kind: hit.NotRead, Size: 8}, {Kind: hit.String, Str: "<x>", Size: 8}}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // Streamed counts what Stream wrote.
@@ -26,7 +26,7 @@ type Streamed struct {
 }
 
 // Stream writes the events of t to w as NDJSON, one line per event as
-// Event.Record and package event make it, until ctx is done, Stop is
+// Event.Record and package ndjson make it, until ctx is done, Stop is
 // called, the process of Options.PID exits, max events are written
 // (max 0 sets no limit) or writing fails; then it closes t. On a stop
 // other than max, the events left in the ring buffer are written first.
@@ -86,8 +86,8 @@ func (t *Tracer) Stream(ctx context.Context, w io.Writer, max uint64) (*Streamed
 type streamer struct {
 	mu  sync.Mutex
 	bw  *bufio.Writer
-	buf []byte      // the line being written
-	rec event.Event // the record of the event being written
+	buf []byte       // the line being written
+	rec ndjson.Event // the record of the event being written
 	n   Streamed
 }
 
@@ -96,7 +96,7 @@ func (s *streamer) event(ev *Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ev.Record(&s.rec)
-	s.buf = event.AppendEvent(s.buf[:0], &s.rec)
+	s.buf = ndjson.AppendEvent(s.buf[:0], &s.rec)
 	// Probes are added as the process loads libraries.
 	for len(s.n.ByProbe) <= ev.Site.ProbeIndex {
 		s.n.ByProbe = append(s.n.ByProbe, 0)
@@ -113,7 +113,7 @@ func (s *streamer) tick(lost uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if lost > s.n.Lost {
-		s.buf = event.AppendLost(s.buf[:0], lost-s.n.Lost)
+		s.buf = ndjson.AppendLost(s.buf[:0], lost-s.n.Lost)
 		s.n.Lost = lost
 		if _, err := s.bw.Write(s.buf); err != nil {
 			return err

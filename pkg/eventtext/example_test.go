@@ -3,25 +3,25 @@ package eventtext_test
 import (
 	"os"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/eventtext"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func ExampleView() {
 	v := eventtext.NewView(os.Stdout, eventtext.TimeRel)
 	took, _ := eventtext.ParseFormat("%s took %dns")
-	v.WriteEvent(&event.Event{
+	v.WriteEvent(&ndjson.Event{
 		TS: 1718000000_000000000, PID: 42, TID: 42, Comm: "server", Provider: "app", Name: "request__start",
-		Args: []event.Value{{Kind: event.Uint, Uint: 7}, {Kind: event.String, Str: "/index.html"}},
+		Args: []ndjson.Value{{Kind: ndjson.Uint, Uint: 7}, {Kind: ndjson.String, Str: "/index.html"}},
 	}, nil)
 	v.WriteLost(3)
-	v.WriteEvent(&event.Event{
+	v.WriteEvent(&ndjson.Event{
 		TS: 1718000000_001500000, PID: 42, TID: 43, Comm: "server-worker-1", Provider: "app", Name: "request__done",
-		Args: []event.Value{{Kind: event.String, Str: "/index.html"}, {Kind: event.Uint, Uint: 1500000}},
+		Args: []ndjson.Value{{Kind: ndjson.String, Str: "/index.html"}, {Kind: ndjson.Uint, Uint: 1500000}},
 	}, took)
-	v.WriteEvent(&event.Event{
+	v.WriteEvent(&ndjson.Event{
 		TS: 1718000001_250000000, PID: 977, TID: 977, Comm: "cron\x1b[2J", Provider: "libc", Name: "memory_sbrk_more",
-		Fields: []event.Field{{Name: "size", Value: event.Value{Kind: event.Uint, Uint: 4096}}},
+		Fields: []ndjson.Field{{Name: "size", Value: ndjson.Value{Kind: ndjson.Uint, Uint: 4096}}},
 	}, nil)
 	// Output:
 	// TIME       PID     TID     COMM            PROBE                    ARGS

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sdtkit/sdtkit/internal/termtext"
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // A Format writes the arguments of an event as a printf-like format says.
@@ -109,7 +109,7 @@ func fieldName(s string) bool {
 // Append appends e's arguments as the format says. An argument of the
 // wrong kind for its verb is written as %!d("text"), one that is missing
 // as %!d(MISSING) or %!{name}(MISSING); null is "?" for every verb.
-func (f *Format) Append(b []byte, e *event.Event) []byte {
+func (f *Format) Append(b []byte, e *ndjson.Event) []byte {
 	arg := 0
 	for i := range f.parts {
 		p := &f.parts[i]
@@ -117,7 +117,7 @@ func (f *Format) Append(b []byte, e *event.Event) []byte {
 			b = append(b, p.lit...)
 			continue
 		}
-		var v event.Value
+		var v ndjson.Value
 		var ok bool
 		if p.verb == '{' {
 			v, ok = e.Field(p.field)
@@ -143,13 +143,13 @@ func (f *Format) Append(b []byte, e *event.Event) []byte {
 }
 
 // appendValue converts one value. null is "?" whatever the verb.
-func (p *part) appendValue(b []byte, v event.Value) []byte {
-	if v.Kind == event.Null {
+func (p *part) appendValue(b []byte, v ndjson.Value) []byte {
+	if v.Kind == ndjson.Null {
 		return append(b, '?')
 	}
 	switch p.verb {
 	case 'd':
-		if v.Kind == event.Uint || v.Kind == event.Int || v.Kind == event.Number {
+		if v.Kind == ndjson.Uint || v.Kind == ndjson.Int || v.Kind == ndjson.Number {
 			return v.AppendText(b)
 		}
 		if u, ok := v.Uint64(); ok {
@@ -159,7 +159,7 @@ func (p *part) appendValue(b []byte, v event.Value) []byte {
 		if u, ok := v.Uint64(); ok {
 			return strconv.AppendUint(b, u, 10)
 		}
-		if v.Kind == event.Number {
+		if v.Kind == ndjson.Number {
 			return v.AppendText(b)
 		}
 	case 'x':
@@ -167,12 +167,12 @@ func (p *part) appendValue(b []byte, v event.Value) []byte {
 			return strconv.AppendUint(b, u, 16)
 		}
 	case 's':
-		if v.Kind == event.String {
+		if v.Kind == ndjson.String {
 			return termtext.AppendPrintable(b, v.Str)
 		}
 		return v.AppendText(b)
 	case 'q':
-		if v.Kind == event.String {
+		if v.Kind == ndjson.String {
 			return strconv.AppendQuote(b, v.Str)
 		}
 		return strconv.AppendQuote(b, v.String())

@@ -3,20 +3,20 @@ package eventtext
 import (
 	"testing"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func TestFormat(t *testing.T) {
-	e := &event.Event{
+	e := &ndjson.Event{
 		Provider: "demo", Name: "tick",
-		Args: []event.Value{
-			{Kind: event.Uint, Uint: 1<<64 - 1},
-			{Kind: event.Int, Int: -5},
-			{Kind: event.String, Str: "0x1f"},
-			{Kind: event.String, Str: "a b"},
+		Args: []ndjson.Value{
+			{Kind: ndjson.Uint, Uint: 1<<64 - 1},
+			{Kind: ndjson.Int, Int: -5},
+			{Kind: ndjson.String, Str: "0x1f"},
+			{Kind: ndjson.String, Str: "a b"},
 			{},
 		},
-		Fields: []event.Field{{Name: "len", Value: event.Value{Kind: event.Uint, Uint: 3}}},
+		Fields: []ndjson.Field{{Name: "len", Value: ndjson.Value{Kind: ndjson.Uint, Uint: 3}}},
 	}
 	for _, tt := range []struct {
 		format, want string

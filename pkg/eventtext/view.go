@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sdtkit/sdtkit/internal/termtext"
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // Columns of a View, and the widths they start with.
@@ -71,7 +71,7 @@ func (v *View) appendHeader(b []byte) []byte {
 // WriteEvent writes the line of e, after the header for the first and
 // for one whose values widen a column. ARGS is f's text, or AppendArgs's
 // when f is nil.
-func (v *View) WriteEvent(e *event.Event, f *Format) error {
+func (v *View) WriteEvent(e *ndjson.Event, f *Format) error {
 	// The values are written first, unpadded, at the end of buf: their
 	// widths tell whether the header comes again.
 	b := v.buf[:0]
@@ -134,8 +134,8 @@ func (v *View) WriteLost(n uint64) error {
 
 // AppendArgs appends the arguments of e separated by spaces, or when e
 // has sdtattach --types fields, those as NAME=VALUE; each value as
-// event.Value.AppendText writes it.
-func AppendArgs(b []byte, e *event.Event) []byte {
+// ndjson.Value.AppendText writes it.
+func AppendArgs(b []byte, e *ndjson.Event) []byte {
 	if len(e.Fields) > 0 {
 		for i, f := range e.Fields {
 			if i > 0 {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // A value wider than its column widens the column, and the header is
@@ -43,7 +43,7 @@ func TestViewGrows(t *testing.T) {
 		var b strings.Builder
 		v := NewView(&b, TimeNone)
 		for _, e := range tt.events {
-			v.WriteEvent(&event.Event{PID: 1, TID: 1, Comm: e.comm, Provider: e.provider, Name: e.name, Args: []event.Value{{Kind: event.Int, Int: -1}}}, nil)
+			v.WriteEvent(&ndjson.Event{PID: 1, TID: 1, Comm: e.comm, Provider: e.provider, Name: e.name, Args: []ndjson.Value{{Kind: ndjson.Int, Int: -1}}}, nil)
 		}
 		if b.String() != tt.want {
 			t.Errorf("%s: view =\n%s\nwant\n%s", tt.name, b.String(), tt.want)

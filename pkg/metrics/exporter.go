@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 // DefaultMaxSeries is the most key values an Exporter keeps when
@@ -361,8 +361,8 @@ func (e *Exporter) seriesOf(r *aggregate.Record, p *probeState) *series {
 
 // idOf returns the process or thread ID that a pid or tid key value
 // is; false for one that was not read.
-func idOf(v event.Value) (int64, bool) {
-	if v.Kind == event.Uint && v.Uint <= math.MaxInt32 {
+func idOf(v ndjson.Value) (int64, bool) {
+	if v.Kind == ndjson.Uint && v.Uint <= math.MaxInt32 {
 		return int64(v.Uint), true
 	}
 	return 0, false

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
-	"github.com/sdtkit/sdtkit/pkg/event"
 	"github.com/sdtkit/sdtkit/pkg/metrics"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 var (
@@ -29,8 +29,8 @@ var (
 	arg1 = aggregate.Key{Kind: aggregate.KeyArg, Arg: 1}
 )
 
-func intv(n int64) event.Value  { return event.IntValue(n) }
-func strv(s string) event.Value { return event.Value{Kind: event.String, Str: s} }
+func intv(n int64) ndjson.Value  { return ndjson.IntValue(n) }
+func strv(s string) ndjson.Value { return ndjson.Value{Kind: ndjson.String, Str: s} }
 
 // rec returns a record of probe p:hit in /bin/app.
 func rec(r aggregate.Record) aggregate.Record {
@@ -183,7 +183,7 @@ func TestLabelValues(t *testing.T) {
 	le := aggregate.Key{Kind: aggregate.KeyField, Field: "le"}
 	r := aggregate.Record{
 		Provider: "p\x1b[31m", Name: "hit", File: "/tmp/a b\n",
-		By:    []aggregate.KeyValue{{Key: comm, Value: strv("x\x00y")}, {Key: le, Value: strv("say \"hi\"")}, {Key: arg1, Value: event.Value{}}},
+		By:    []aggregate.KeyValue{{Key: comm, Value: strv("x\x00y")}, {Key: le, Value: strv("say \"hi\"")}, {Key: arg1, Value: ndjson.Value{}}},
 		Count: 1,
 	}
 	e := feed(metrics.Options{By: []aggregate.Key{comm, le, arg1}}, []aggregate.Record{r})

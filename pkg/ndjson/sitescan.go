@@ -1,4 +1,4 @@
-package event
+package ndjson
 
 // The sites of a file are decoded by the scanner too: encoding/json
 // takes several times as long on sdtlist's lines, and goccy/go-json,

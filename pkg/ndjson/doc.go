@@ -1,4 +1,4 @@
-// Package event writes and reads the NDJSON records of sdtkit's tools:
+// Package ndjson writes and reads the NDJSON records of sdtkit's tools:
 // the probe events of sdtattach and its in-band lost-event counts, the
 // probe sites sdtlist lists, and the semaphores sdtsema prints. Each
 // record is one JSON object on one line.
@@ -129,4 +129,4 @@
 // Decoding what they wrote gives back the record, except that Hex and
 // Float values come back as the String and Number they were written as,
 // and invalid UTF-8 as U+FFFD.
-package event
+package ndjson

@@ -1,4 +1,4 @@
-package event_test
+package ndjson_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/sdtkit/sdtkit/pkg/event"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
 func ExampleReader() {
@@ -14,8 +14,8 @@ func ExampleReader() {
 {"lost":3}
 {"ts":1718000000
 `
-	r := event.NewReader(strings.NewReader(in))
-	var e event.Event
+	r := ndjson.NewReader(strings.NewReader(in))
+	var e ndjson.Event
 	for {
 		kind, err := r.Read(&e)
 		if err == io.EOF {
@@ -24,9 +24,9 @@ func ExampleReader() {
 		switch {
 		case err != nil:
 			fmt.Println("skipped:", err)
-		case kind == event.KindLost:
+		case kind == ndjson.KindLost:
 			fmt.Println("lost", e.Lost)
-		case kind == event.KindEvent:
+		case kind == ndjson.KindEvent:
 			fmt.Println(e.Provider, e.Name, e.Args)
 		}
 	}
@@ -39,13 +39,13 @@ func ExampleReader() {
 func ExampleAppendEvent() {
 	// A writer reuses its Event, with one Value per argument, and its
 	// buffer: encoding allocates nothing.
-	e := event.Event{
+	e := ndjson.Event{
 		TS: 1718000000000000000, PID: 42, TID: 42, Comm: "demo", CPU: 0, Provider: "demo", Name: "tick",
-		Args: []event.Value{event.IntValue(-2), event.HexValue(0x1f), event.StringValue("a\tb"), event.FloatValue(0.5), {}},
+		Args: []ndjson.Value{ndjson.IntValue(-2), ndjson.HexValue(0x1f), ndjson.StringValue("a\tb"), ndjson.FloatValue(0.5), {}},
 	}
 	var buf []byte
-	buf = event.AppendEvent(buf[:0], &e)
-	buf = event.AppendLost(buf, 3)
+	buf = ndjson.AppendEvent(buf[:0], &e)
+	buf = ndjson.AppendLost(buf, 3)
 	os.Stdout.Write(buf)
 	// Output:
 	// {"ts":1718000000000000000,"pid":42,"tid":42,"comm":"demo","cpu":0,"provider":"demo","name":"tick","args":[-2,"0x1f","a\tb",0.5,null]}
