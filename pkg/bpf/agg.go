@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
@@ -468,10 +469,34 @@ func (s *aggState) putLost(m *ebpf.Map, id int) error {
 	if wide(s.mode) {
 		zero = make([]aggVal, s.ncpu)
 	}
-	if err := m.Put(s.lostKey(uint32(id)), zero); err != nil {
+	if err := putRetried(m, s.lostKey(uint32(id)), zero); err != nil {
 		return fmt.Errorf("aggregation map: lost entry: %w", err)
 	}
 	return nil
+}
+
+// allocRetries bounds how many times putRetried tries again; with its
+// delays, doubling from 100 us to at most 50 ms, about 0.3 s in all.
+const allocRetries = 13
+
+// putRetried puts key and value in m, trying again a while when the
+// kernel had no memory for the entry at once. The entries of a map
+// without preallocation come from per-CPU caches that the kernel
+// refills after the fact (bpf_mem_alloc), and a per-CPU value from
+// per-CPU memory that it grows in the background (pcpu_balance_workfn):
+// a burst of updates from user space can find them empty, above all on
+// a machine of many CPUs that has just booted, and a moment later they
+// are not.
+func putRetried(m interface{ Put(key, value any) error }, key, value any) error {
+	delay := 100 * time.Microsecond
+	for try := 0; ; try++ {
+		err := m.Put(key, value)
+		if !errors.Is(err, unix.ENOMEM) || try == allocRetries {
+			return err
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 50*time.Millisecond)
+	}
 }
 
 // addProbe stores probe id, added after loading, and its lost entries.
