@@ -19,4 +19,21 @@
 // Object.Lookup finds the symbol at a virtual address, Object.LookupOffset
 // the one at a file offset, as uprobes and /proc/PID/maps name places.
 // Symbol.Demangled demangles C++ and Rust names.
+//
+// A Cache keeps Objects by build-id, so that a library mapped by every
+// process, or one build at many paths, is read once, in a bounded amount
+// of memory: each Object is charged an estimate of its symbols and names,
+// and the least recently used are dropped past the bound.
+//
+// A Process symbolizes the run-time addresses of a live process: it
+// places each in a mapping of /proc/PID/maps, reads the file mapped there
+// through /proc/PID/root (a container's files) or /proc/PID/map_files (a
+// deleted file, a memfd), and looks the symbol up at the file offset.
+// Addresses in anonymous memory are looked up in the perf map a JIT
+// compiler writes (ReadPerfMap), read in the process's own mount
+// namespace under its PID in its own PID namespace. A Frame is the result,
+// in the JSON form events carry stacks in.
+//
+// Nothing here needs a uprobe, BPF or privileges beyond reading the
+// process's maps; /proc/PID/map_files needs CAP_SYS_ADMIN.
 package symbolize

@@ -51,8 +51,8 @@ const (
 	MiniDebugInfo
 	// DynSym is the dynamic symbol table, .dynsym.
 	DynSym
-	// PerfMap is a JIT compiler's /tmp/perf-PID.map.
-	PerfMap
+	// PerfMapFile is a JIT compiler's /tmp/perf-PID.map.
+	PerfMapFile
 )
 
 func (t Table) String() string {
@@ -67,7 +67,7 @@ func (t Table) String() string {
 		return "minidebuginfo"
 	case DynSym:
 		return "dynsym"
-	case PerfMap:
+	case PerfMapFile:
 		return "perfmap"
 	}
 	return "unknown"
@@ -131,14 +131,23 @@ func (t symbols) lookup(addr uint64) (Symbol, bool) {
 	}
 	top := t[i-1].Addr
 	var unsized *Symbol
-	for j := i - 1; j >= 0 && j >= i-maxWalk; j-- {
-		s := &t[j]
-		if s.contains(addr) {
-			return *s, true
+	// Groups of one address, highest first, each in order of preference.
+	for j, n := i-1, 0; j >= 0 && n < maxWalk; {
+		g := j
+		for g > 0 && t[g-1].Addr == t[j].Addr {
+			g--
 		}
-		if s.Size == 0 && s.Addr == top && unsized == nil {
-			unsized = s
+		for k := g; k <= j; k++ {
+			n++
+			s := &t[k]
+			if s.contains(addr) {
+				return *s, true
+			}
+			if s.Size == 0 && s.Addr == top && unsized == nil {
+				unsized = s
+			}
 		}
+		j = g - 1
 	}
 	if unsized != nil {
 		return *unsized, true

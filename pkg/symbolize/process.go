@@ -1,0 +1,185 @@
+package symbolize
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sdtkit/sdtkit/pkg/process"
+)
+
+// A Process symbolizes the run-time addresses of one process: each address
+// is placed in the mapping of /proc/PID/maps that holds it, the file
+// mapped there is read through /proc/PID/root, or /proc/PID/map_files for
+// a file deleted since or with no path (memfd), and its symbols looked up
+// at the file offset; anonymous memory is looked up in the perf map a JIT
+// compiler writes, /tmp/perf-PID.map in the process's own mount
+// namespace and with its PID in its own PID namespace.
+//
+// The maps and the perf map are read by NewProcess and by Refresh, which
+// a caller calls again when the process may have loaded libraries or
+// compiled code since. A Process is not safe for concurrent use.
+type Process struct {
+	pid   int
+	cache *Cache
+
+	maps    []process.Mapping // sorted by address
+	objects map[devIno]*procObject
+	perf    *PerfMap
+	perfErr error // why the perf map could not be read
+}
+
+type devIno struct{ dev, ino uint64 }
+
+type procObject struct {
+	process.Object
+	obj *Object
+	err error
+}
+
+// NewProcess reads the maps of process pid. Objects are read through
+// cache, when they are first needed; nil means a cache of its own.
+func NewProcess(pid int, cache *Cache) (*Process, error) {
+	if cache == nil {
+		cache = NewCache(nil, 0)
+	}
+	p := &Process{pid: pid, cache: cache}
+	if err := p.Refresh(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Refresh reads the maps of the process and its perf map again. Objects
+// already read are kept.
+func (p *Process) Refresh() error {
+	maps, err := process.ReadMaps(p.pid)
+	if err != nil {
+		return fmt.Errorf("symbolize: %w", err)
+	}
+	slices.SortFunc(maps, func(a, b process.Mapping) int { return cmp.Compare(a.Start, b.Start) })
+	p.maps = maps
+	old := p.objects
+	p.objects = make(map[devIno]*procObject)
+	for _, o := range process.Objects(p.pid, maps) {
+		k := devIno{o.Dev, o.Inode}
+		if po, ok := old[k]; ok && po.HostPath == o.HostPath {
+			p.objects[k] = po
+			continue
+		}
+		p.objects[k] = &procObject{Object: o}
+	}
+	p.perf, p.perfErr = p.readPerfMap()
+	return nil
+}
+
+// PerfMapPath returns the path of the process's perf map as the process
+// sees it, "/tmp/perf-PID.map" with its PID in its own PID namespace.
+func (p *Process) PerfMapPath() string {
+	return fmt.Sprintf("/tmp/perf-%d.map", nsPid(p.pid))
+}
+
+// PerfMapErr says why the perf map could not be read, nil when it was
+// read or the process has none.
+func (p *Process) PerfMapErr() error { return p.perfErr }
+
+func (p *Process) readPerfMap() (*PerfMap, error) {
+	path := fmt.Sprintf("/proc/%d/root%s", p.pid, p.PerfMapPath())
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("perf map: %w", err)
+	}
+	defer f.Close()
+	return ReadPerfMap(f)
+}
+
+// nsPid returns the PID of process pid in its own PID namespace, the
+// last field of NSpid in /proc/PID/status, or pid where that is not known.
+func nsPid(pid int) int {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return pid
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "NSpid:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				return pid
+			}
+			if n, err := strconv.Atoi(f[len(f)-1]); err == nil {
+				return n
+			}
+			return pid
+		}
+	}
+	return pid
+}
+
+// Frame symbolizes one run-time address. Where no symbol is known, the
+// frame keeps the file and offset mapped there.
+func (p *Process) Frame(addr uint64) Frame {
+	f := Frame{Addr: addr}
+	i, _ := slices.BinarySearchFunc(p.maps, addr+1, func(m process.Mapping, a uint64) int { return cmp.Compare(m.Start, a) })
+	var m *process.Mapping
+	if i > 0 && addr < p.maps[i-1].End {
+		m = &p.maps[i-1]
+	}
+	var po *procObject
+	if m != nil {
+		f.File = m.Path
+		po = p.objects[devIno{m.Dev, m.Inode}]
+	}
+	if po == nil {
+		// Anonymous memory, or no mapping: JIT-compiled code, if the
+		// process says so.
+		if s, off, ok := p.perf.Lookup(addr); ok {
+			f.Sym, f.Off = s.Name, off
+		}
+		return f
+	}
+	f.FileOffset = addr - m.Start + m.Offset
+	if po.obj == nil && po.err == nil {
+		po.obj, po.err = p.cache.open(ref{host: po.HostPath, path: po.Path, root: fmt.Sprintf("/proc/%d/root", p.pid)})
+	}
+	if po.obj == nil {
+		return f
+	}
+	f.BuildID = po.obj.BuildID
+	if s, off, ok := po.obj.LookupOffset(f.FileOffset); ok {
+		f.Sym, f.Off = s.Demangled(), off
+	}
+	return f
+}
+
+// Frames symbolizes a stack of run-time addresses, innermost first.
+func (p *Process) Frames(addrs []uint64) []Frame {
+	frames := make([]Frame, len(addrs))
+	for i, a := range addrs {
+		frames[i] = p.Frame(a)
+	}
+	return frames
+}
+
+// ObjectErr returns why the file mapped at addr could not be read, nil
+// when it was read or none is mapped there.
+func (p *Process) ObjectErr(addr uint64) error {
+	for _, po := range p.objects {
+		for _, m := range po.Mappings {
+			if addr >= m.Start && addr < m.End {
+				return po.err
+			}
+		}
+	}
+	return nil
+}
