@@ -30,11 +30,26 @@ func before(major, minor int) func(g guest) bool {
 	}
 }
 
+func always(guest) bool { return true }
+
 func onArch(arch string) func(g guest) bool {
 	return func(g guest) bool { return g.arch == arch }
 }
 
 var knownFailures = []knownFailure{
+	// Races of tests that a slow guest loses at times.
+	{
+		check: "go test pkg/process", tests: []string{"TestExistsZombie"}, when: always,
+		why: "races: the test takes the main thread's zombie state for the process's, while its other threads still exit",
+	},
+	{
+		check: "go test pkg/bpf", tests: []string{"TestSemaphore"}, when: always,
+		why: "races: reads /proc/PID/mem of a process that may have exited (input/output error)",
+	},
+	{
+		check: "go test pkg/attach", tests: []string{"TestTracerProcessExit"}, when: always,
+		why: "races: attaches to the demo by pid before it maps its probes",
+	},
 	{
 		check: "go test pkg/bpf",
 		tests: []string{"TestAddProbe", "TestAggregate", "TestAggregateLatency", "TestAggregateLost",
