@@ -122,7 +122,8 @@ func rank(s Symbol) int {
 
 // lookup returns the symbol containing addr: the preferred sized symbol
 // that contains it, or else a symbol of no size at the highest address not
-// above it, as nm-style tools take a symbol to extend to the next.
+// above it, taken to extend to the next symbol as nm-style tools do,
+// unless a sized symbol at its address says where the code there ends.
 func (t symbols) lookup(addr uint64) (Symbol, bool) {
 	i, _ := slices.BinarySearchFunc(t, addr+1, func(s Symbol, a uint64) int { return cmp.Compare(s.Addr, a) })
 	// t[:i] holds the symbols at or below addr.
@@ -137,15 +138,18 @@ func (t symbols) lookup(addr uint64) (Symbol, bool) {
 		for g > 0 && t[g-1].Addr == t[j].Addr {
 			g--
 		}
+		sized := false
 		for k := g; k <= j; k++ {
 			n++
 			s := &t[k]
 			if s.contains(addr) {
 				return *s, true
 			}
-			if s.Size == 0 && s.Addr == top && unsized == nil {
-				unsized = s
-			}
+			sized = sized || s.Size > 0
+		}
+		if t[g].Addr == top && !sized {
+			// Sorted sized first, so all of the group have no size.
+			unsized = &t[g]
 		}
 		j = g - 1
 	}
