@@ -20,7 +20,8 @@ const DefaultCacheBytes = 256 << 20
 // The memory is bounded: each Object is charged an estimate of what it
 // holds (its symbols, their names), and the least recently used are
 // dropped once the total passes the bound. An Object larger than the
-// bound on its own is returned but not kept. Objects handed out stay
+// bound on its own is returned but not kept. An Object shared by build-id
+// keeps the Path of the first file it was read from. Objects handed out stay
 // valid after they are dropped. A Cache is safe for concurrent use.
 type Cache struct {
 	opts     Options
