@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 )
 
 // ErrDebugMismatch is wrapped by the warning about a debug file that was
@@ -21,6 +22,7 @@ var ErrDebugMismatch = errors.New("debug file does not match")
 // after the debug directories of this machine.
 func findDebugFile(e *elfFile, dirs []string) (path string, syms []Symbol, warnings []error) {
 	if e.root != "" {
+		dirs = slices.Clip(dirs) // appended to below, never into the caller's array
 		for _, d := range dirs {
 			dirs = append(dirs, filepath.Join(e.root, d))
 		}
