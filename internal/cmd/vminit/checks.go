@@ -54,6 +54,8 @@ var checks = []check{
 	{"semaphores", "", stream(fxSema, "auto")},
 	{"semaphores-tracefs", "", stream(fxSema, "tracefs")},
 	{"pie", "", stream(fxPIE, "auto")},
+	{"burst", "", burst("auto")},
+	{"burst-tracefs", "", burst("tracefs")},
 	{"i386", "amd64", stream(fx386, "auto")},
 	{"i386-tracefs", "amd64", stream(fx386, "tracefs")},
 }
@@ -112,7 +114,7 @@ func stream(fx, backend string) func(e *env) (vmcheck.Status, string) {
 		if nulls > 0 {
 			notes = append(notes, fmt.Sprintf("%d values null: the tracefs backend has no fetch argument for base+index operands (warned)", nulls))
 		}
-		return vmcheck.Pass, strings.Join(notes, "; ")
+		return vmcheck.Pass, joinNotes(notes)
 	}
 }
 

@@ -62,14 +62,19 @@ const toolTimeout = 3 * time.Minute
 
 // tool runs the static tool name with args.
 func (e *env) tool(name string, args ...string) output {
-	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
+	return e.toolTimeout(toolTimeout, name, args...)
+}
+
+// toolTimeout runs the static tool name with args, killed after timeout.
+func (e *env) toolTimeout(timeout time.Duration, name string, args ...string) output {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(e.plan.Bin, name), args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		err = fmt.Errorf("timed out after %v: %w", toolTimeout, err)
+		err = fmt.Errorf("timed out after %v: %w", timeout, err)
 	}
 	return output{stdout.String(), stderr.String(), err}
 }
@@ -103,3 +108,6 @@ func backendNote(stderr string) string {
 	}
 	return ""
 }
+
+// joinNotes joins the notes of a passing check.
+func joinNotes(notes []string) string { return strings.Join(notes, "; ") }

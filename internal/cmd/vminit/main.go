@@ -11,6 +11,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "burst" {
+		os.Exit(burstMain(os.Args[2:]))
+	}
 	if err := run(os.Getenv("VMTEST_PLAN"), os.Stdout); err != nil {
 		fmt.Println(vmcheck.Result{Check: "setup", Status: vmcheck.Fail, Reason: err.Error()}.Line())
 	}
