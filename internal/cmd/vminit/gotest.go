@@ -32,6 +32,11 @@ func runTest(e *env, t vmcheck.Test) vmcheck.Result {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	s := summarize(out.String())
+	if err != nil && len(s.failed) == 0 && s.running != "" {
+		// The binary exited in the middle of a test (log.Fatal,
+		// a panic in another goroutine, a timeout).
+		s.failed = []string{s.running}
+	}
 	r := vmcheck.Result{Check: "go test " + t.Name, Seconds: time.Since(start).Seconds()}
 	switch {
 	case len(s.failed) > 0 || err != nil:
@@ -57,9 +62,10 @@ func runTest(e *env, t vmcheck.Test) vmcheck.Result {
 
 // A testSummary counts the results of go test -v.
 type testSummary struct {
-	passed int
-	failed []string
-	skips  map[string]int // reason -> tests and subtests skipped for it
+	running string // the top-level test that ran last
+	passed  int
+	failed  []string
+	skips   map[string]int // reason -> tests and subtests skipped for it
 }
 
 var (
@@ -82,6 +88,7 @@ func summarize(out string) testSummary {
 		line := sc.Text()
 		if m := runLine.FindStringSubmatch(line); m != nil {
 			current = m[1]
+			s.running, _, _ = strings.Cut(m[1], "/")
 			continue
 		}
 		if m := logLine.FindStringSubmatch(line); m != nil && current != "" {

@@ -16,6 +16,7 @@ func TestApplyKnown(t *testing.T) {
 		want vmcheck.Status
 	}{
 		{"covered", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo", "TestPIE"}}, vmcheck.Skip},
+		{"covered twice", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestSemaphore", "TestPIE"}}, vmcheck.Skip},
 		{"one more", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo", "TestNew"}}, vmcheck.Fail},
 		{"no test named", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail}, vmcheck.Fail},
 		{"newer kernel", guest{kernel{version: "6.1", arch: "amd64"}, 2}, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo"}}, vmcheck.Fail},
