@@ -32,3 +32,19 @@ func TestApplyKnown(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendReason(t *testing.T) {
+	var lacks []string
+	for _, r := range []vmcheck.Result{
+		{Check: "stream-bpf", Status: vmcheck.Skip, Reason: "requires kernel 5.15 (BPF cookies): sdtattach: kernel without BPF cookies"},
+		{Check: "go test pkg/bpf", Status: vmcheck.Pass, Reason: "33 passed; 35 skipped: requires kernel 6.6 (due to missing uprobe_multi)"},
+		{Check: "go test pkg/tracefs", Status: vmcheck.Pass, Reason: "3 passed; 1 skipped: requires root"},
+		{Check: "go test pkg/attach", Status: vmcheck.Pass, Reason: "1 passed; 2 skipped: requires kernel 6.6 (due to missing uprobe_multi)"},
+	} {
+		lacks = appendReason(lacks, r)
+	}
+	want := "requires kernel 5.15 (BPF cookies); requires kernel 6.6 (due to missing uprobe_multi)"
+	if got := strings.Join(lacks, "; "); got != want {
+		t.Errorf("appendReason = %q, want %q", got, want)
+	}
+}

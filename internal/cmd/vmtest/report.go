@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -77,15 +79,41 @@ probes carry known values, with ` + "`sdtattach -c`" + `: ` + "`stream`" + ` che
 value of every event (strings, every operand form), ` + "`count`" + `, ` + "`hist`" + `,
 ` + "`latency`" + ` and ` + "`filter`" + ` that the kernel counted every hit,
 ` + "`semaphores`" + ` a fixture whose probes fire only while a tracer holds
-their semaphores, ` + "`pie`" + ` a static PIE and ` + "`i386`" + ` a 32-bit program; a
-check without a suffix takes the backend sdtattach chooses, ` + "`-bpf`" + ` and
-` + "`-tracefs`" + ` force one. ` + "`go test PKG`" + ` runs a package's tests as root.
+their semaphores, ` + "`pie`" + ` a static PIE, ` + "`i386`" + ` a 32-bit program, and
+` + "`burst`" + ` one process per vCPU firing at once under ` + "`sdtattach -f --count`" + `,
+every hit counted or reported lost; a check without a suffix takes the
+backend sdtattach chooses, ` + "`-bpf`" + ` and ` + "`-tracefs`" + ` force one.
+` + "`go test PKG`" + ` runs a package's tests as root. A known failure is one of
+sdtkit or of its tests that is being fixed: it shows as a skip naming it.
 `
 
 // writeDoc writes the reports as docs/kernels.md.
 func writeDoc(w io.Writer, reports []*guestReport) error {
 	var b strings.Builder
 	b.WriteString(docHeader)
+	b.WriteString("\n## Summary\n\n| kernel | arch | vCPUs | passed | failed | skipped | what the kernel lacks | known failures |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range reports {
+		var pass, fail int
+		var lacks, known []string
+		for _, res := range r.results {
+			switch {
+			case res.Status == vmcheck.Pass:
+				pass++
+			case res.Status == vmcheck.Fail:
+				fail++
+			case strings.HasPrefix(res.Reason, "known failure: "):
+				known = append(known, res.Check)
+				continue
+			}
+			lacks = appendReason(lacks, res)
+		}
+		release := "not booted"
+		if r.image != nil {
+			release = r.image.release
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %s |\n", release, archName(r.guest.arch), r.guest.cpus,
+			pass, fail, len(r.results)-pass-fail, mdCell(strings.Join(lacks, "; ")), mdCell(strings.Join(known, ", ")))
+	}
 	for _, r := range reports {
 		release, pkg := "not booted", ""
 		if r.image != nil {
@@ -105,4 +133,23 @@ func writeDoc(w io.Writer, reports []*guestReport) error {
 // mdCell escapes s for a Markdown table cell.
 func mdCell(s string) string {
 	return strings.ReplaceAll(oneLine(s), "|", `\|`)
+}
+
+// skippedRe is how a go test check counts the tests skipped for a reason.
+var skippedRe = regexp.MustCompile(`^\d+ skipped: `)
+
+// appendReason adds what a check's skips say the kernel lacks, each
+// "requires kernel ..." up to its first colon, once.
+func appendReason(lacks []string, res vmcheck.Result) []string {
+	for _, part := range strings.Split(res.Reason, "; ") {
+		part = skippedRe.ReplaceAllString(part, "")
+		if !strings.HasPrefix(part, "requires kernel") {
+			continue
+		}
+		why, _, _ := strings.Cut(part, ":")
+		if !slices.Contains(lacks, why) {
+			lacks = append(lacks, why)
+		}
+	}
+	return lacks
 }
