@@ -10,7 +10,8 @@
 // 6.12 (trixie) on x86-64, and 6.1 and 6.12 on arm64, each booted with
 // 2 and with 16 vCPUs (-cpus). -guests picks kernels, VERSION/ARCH, or
 // guests, VERSION/ARCH/VCPUS; -ci picks the guests CI runs: an old
-// kernel, an arm64 one and one of 16 vCPUs.
+// kernel, an arm64 one and one of 16 vCPUs, each given 6 minutes
+// unless -timeout says otherwise.
 //
 // As root, vmtest installs what it lacks through apt-get: qemu-system-x86
 // and qemu-system-arm. It downloads the kernels' packages with apt-get
@@ -38,7 +39,9 @@
 // where RESULT is pass, fail or skip, and REASON says why a check failed
 // or skipped, and what a passing one noted (the backend sdtattach chose
 // by itself, values a backend cannot read). A guest that does not end
-// its checks within -timeout adds a failed check "guest". Each guest's
+// its checks within -timeout (default 15m), or whose kernel panics (a
+// soft lockup panics too), adds a failed check "guest" quoting the
+// kernel's last BUG line. Each guest's
 // console is kept in the cache's logs/ directory; -v copies it to the
 // standard error as well. -doc writes the results as Markdown
 // (docs/kernels.md).

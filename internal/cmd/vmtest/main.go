@@ -23,6 +23,9 @@ tests of the packages that attach in each; print a table of the results.
 Flags:
 `
 
+// ciGuestTimeout is a CI guest's time from boot to its last check.
+const ciGuestTimeout = 6 * time.Minute
+
 func main() {
 	stderr := cli.Setup("vmtest")
 	cli.Exit(run(os.Args[1:], os.Stdout, stderr))
@@ -50,14 +53,14 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	c := &config{}
 	var guests, cpus, checks string
 	var noTests bool
-	fs.BoolVar(&c.ci, "ci", false, "run CI's guests ("+strings.Join(ciGuests, ", ")+"); skip, rather than fail, when qemu or the kernels cannot be had")
+	fs.BoolVar(&c.ci, "ci", false, "run CI's guests ("+strings.Join(ciGuests, ", ")+"), each for at most "+ciGuestTimeout.String()+"; skip, rather than fail, when qemu or the kernels cannot be had")
 	fs.StringVar(&guests, "guests", "", "boot the kernels of LIST (VERSION/ARCH, or VERSION/ARCH/VCPUS for one guest), comma-separated: "+kernelNames()+" (default all)")
 	fs.StringVar(&cpus, "cpus", "2,16", "boot each kernel with each vCPU count of LIST")
 	fs.StringVar(&checks, "checks", "", "run the attach checks of LIST only, comma-separated (default all)")
 	fs.BoolVar(&noTests, "no-tests", false, "run the attach checks only, not the go test binaries")
 	fs.StringVar(&c.doc, "doc", "", "write the results as Markdown to FILE (docs/kernels.md)")
 	fs.StringVar(&c.cache, "cache", defaultCache(), "keep the package lists, kernels and console logs in DIR")
-	fs.DurationVar(&c.timeout, "timeout", 30*time.Minute, "give each guest D from boot to its last check")
+	fs.DurationVar(&c.timeout, "timeout", 15*time.Minute, "give each guest D from boot to its last check")
 	fs.BoolVar(&c.verbose, "v", false, "copy each guest's console to the standard error")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -70,6 +73,13 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return nil, cli.ErrUsage
 	}
 	c.tests = !noTests
+	timeoutSet := false
+	fs.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
+	if c.ci && !timeoutSet {
+		// CI's three guests end in minutes; a stuck one must not
+		// take CI's time.
+		c.timeout = ciGuestTimeout
+	}
 	var ncpus []int
 	for _, s := range splitList(cpus) {
 		n, err := strconv.Atoi(s)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/vmcheck"
@@ -36,7 +37,9 @@ func qemuArgs(g guest, img *image, initrd string) []string {
 		// guest's timers and RCU: round-robin them in one thread.
 		accel += ",thread=single"
 	}
-	cmdline := "panic=-1 rdinit=/init loglevel=4 mitigations=off rcupdate.rcu_cpu_stall_suppress=1"
+	// A soft lockup panics, and the panic reboots, which ends qemu: a
+	// guest stuck in its kernel ends at once, not at the timeout.
+	cmdline := "panic=-1 softlockup_panic=1 rdinit=/init loglevel=4 mitigations=off rcupdate.rcu_cpu_stall_suppress=1"
 	args := []string{
 		"-accel", accel,
 		"-smp", strconv.Itoa(g.cpus),
@@ -92,6 +95,7 @@ func runGuest(g guest, img *image, initrd, logPath string, timeout time.Duration
 		return boot{err: fmt.Errorf("%s: %w", qemuBinary(g.arch), err)}
 	}
 	var b boot
+	var oops string // the kernel's last BUG or panic line
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for sc.Scan() {
@@ -105,19 +109,24 @@ func runGuest(g guest, img *image, initrd, logPath string, timeout time.Duration
 				r = vmcheck.Result{Check: "console", Status: vmcheck.Fail, Reason: err.Error()}
 			}
 			b.results = append(b.results, r)
-		} else if line == vmcheck.DoneLine || len(line) > len(vmcheck.DoneLine) && line[len(line)-len(vmcheck.DoneLine):] == vmcheck.DoneLine {
+		} else if strings.HasSuffix(line, vmcheck.DoneLine) {
 			b.done = true
+		} else if strings.Contains(line, "BUG:") || strings.Contains(line, "Kernel panic") {
+			oops = strings.TrimSpace(line)
 		}
 	}
 	err = cmd.Wait()
 	b.seconds = time.Since(start).Seconds()
+	if oops != "" {
+		logPath = oops + "; console: " + logPath
+	}
 	switch {
 	case ctx.Err() != nil:
-		b.err = fmt.Errorf("timed out after %v (console: %s)", timeout, logPath)
+		b.err = fmt.Errorf("timed out after %v (%s)", timeout, logPath)
 	case !b.done && err != nil:
-		b.err = fmt.Errorf("qemu: %w (console: %s)", err, logPath)
+		b.err = fmt.Errorf("qemu: %w (%s)", err, logPath)
 	case !b.done:
-		b.err = fmt.Errorf("the guest stopped before its checks ended (console: %s)", logPath)
+		b.err = fmt.Errorf("the guest stopped before its checks ended (%s)", logPath)
 	}
 	return b
 }
