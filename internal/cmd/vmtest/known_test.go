@@ -40,6 +40,7 @@ func TestAppendReason(t *testing.T) {
 		{Check: "go test pkg/bpf", Status: vmcheck.Pass, Reason: "33 passed; 35 skipped: requires kernel 6.6 (due to missing uprobe_multi)"},
 		{Check: "go test pkg/tracefs", Status: vmcheck.Pass, Reason: "3 passed; 1 skipped: requires root"},
 		{Check: "go test pkg/attach", Status: vmcheck.Pass, Reason: "1 passed; 2 skipped: requires kernel 6.6 (due to missing uprobe_multi)"},
+		{Check: "go test pkg/bpf", Status: vmcheck.Skip, Reason: "known failure: TestSemaphore: races (exit status 1; 33 passed; 35 skipped: requires kernel 6.6 (due to missing uprobe_multi))"},
 	} {
 		lacks = appendReason(lacks, r)
 	}

@@ -103,7 +103,6 @@ func writeDoc(w io.Writer, reports []*guestReport) error {
 				fail++
 			case strings.HasPrefix(res.Reason, "known failure: "):
 				known = append(known, res.Check)
-				continue
 			}
 			lacks = appendReason(lacks, res)
 		}
@@ -142,6 +141,11 @@ var skippedRe = regexp.MustCompile(`^\d+ skipped: `)
 // "requires kernel ..." up to its first colon, once.
 func appendReason(lacks []string, res vmcheck.Result) []string {
 	for _, part := range strings.Split(res.Reason, "; ") {
+		// A known failure quotes the reason in parentheses.
+		part = strings.TrimPrefix(part, "(")
+		if strings.Count(part, ")") > strings.Count(part, "(") {
+			part = strings.TrimSuffix(part, ")")
+		}
 		part = skippedRe.ReplaceAllString(part, "")
 		if !strings.HasPrefix(part, "requires kernel") {
 			continue
