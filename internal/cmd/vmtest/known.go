@@ -55,6 +55,10 @@ var knownFailures = []knownFailure{
 		why: "races: reads /proc/PID/mem of a process that may have exited (input/output error)",
 	},
 	{
+		check: "go test pkg/bpf", tests: []string{"TestKeeperKilledLettingGo"}, when: always,
+		why: "waits 3 s for the kernel to let 1000 uprobes go after the keeper is killed, which a 16-vCPU guest can take longer than",
+	},
+	{
 		check: "go test pkg/attach", tests: []string{"TestTracerProcessExit", "TestExamples"}, when: always,
 		why: "races: attaches to the demo by pid before it maps its probes (an example then exits the test binary with log.Fatal)",
 	},

@@ -53,7 +53,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	c := &config{}
 	var guests, cpus, checks string
 	var noTests bool
-	fs.BoolVar(&c.ci, "ci", false, "run CI's guests ("+strings.Join(ciGuests, ", ")+"), each for at most "+ciGuestTimeout.String()+"; skip, rather than fail, when qemu or the kernels cannot be had")
+	fs.BoolVar(&c.ci, "ci", false, "run the attach checks in CI's guests ("+strings.Join(ciGuests, ", ")+"), each for at most "+ciGuestTimeout.String()+"; skip, rather than fail, when qemu or the kernels cannot be had")
 	fs.StringVar(&guests, "guests", "", "boot the kernels of LIST (VERSION/ARCH, or VERSION/ARCH/VCPUS for one guest), comma-separated: "+kernelNames()+" (default all)")
 	fs.StringVar(&cpus, "cpus", "2,16", "boot each kernel with each vCPU count of LIST")
 	fs.StringVar(&checks, "checks", "", "run the attach checks of LIST only, comma-separated (default all)")
@@ -79,6 +79,13 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		// CI's three guests end in minutes; a stuck one must not
 		// take CI's time.
 		c.timeout = ciGuestTimeout
+	}
+	if c.ci {
+		// The packages' tests lose races at times in a slow TCG guest
+		// (docs/kernels.md's known failures): CI runs the attach
+		// checks, which wait for what they check, and the whole
+		// matrix runs the tests too.
+		c.tests = false
 	}
 	var ncpus []int
 	for _, s := range splitList(cpus) {
