@@ -71,8 +71,8 @@ each kernel booted with 2 and with 16 vCPUs (TCG), an initramfs of the
 static tools, ` + "`go test -c`" + ` binaries and sdtgen fixtures, and on x86-64 the
 host's root shared read-only over 9p (its libc and gcc). A skip names
 what the kernel lacks. This page is that script's output
-(` + "`scripts/vmtest -doc docs/kernels.md`" + `); CI runs the guests
-` + "`scripts/vmtest -ci`" + ` names.
+(` + "`scripts/vmtest -doc docs/kernels.md`" + `); CI runs the attach
+checks in the guests ` + "`scripts/vmtest -ci`" + ` names.
 
 The checks (` + "`internal/cmd/vminit`" + `) trace fixtures that ` + "`sdtgen`" + ` wrote, whose
 probes carry known values, with ` + "`sdtattach -c`" + `: ` + "`stream`" + ` checks every
