@@ -12,5 +12,7 @@
 // -no-reboot.
 //
 // Run as anything but pid 1 it runs the checks and exits instead, for a
-// try on the host.
+// try on the host. "vminit burst N ITERATIONS FIXTURE" starts N
+// processes of FIXTURE at once and waits for them: the command the burst
+// checks give sdtattach -f -c.
 package main
