@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // PlanPath is where the plan lies in the initramfs.
@@ -45,6 +46,11 @@ type Test struct {
 	Path string   `json:"path"` // the binary
 	Dir  string   `json:"dir"`  // its package directory, as go test runs it
 	Args []string `json:"args,omitempty"`
+	// Env is added to the guest's environment for the binary.
+	Env []string `json:"env,omitempty"`
+	// Timeout, when not 0, is how long the binary may run, in place of
+	// the guest's default.
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
 // Status is the outcome of a check.

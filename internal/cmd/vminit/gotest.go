@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -23,11 +24,13 @@ const testTimeout = 10 * time.Minute
 // results up as one result: failed tests by name, skips by reason.
 func runTest(e *env, t vmcheck.Test) vmcheck.Result {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	timeout := cmp.Or(t.Timeout, testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	args := append([]string{"-test.v", "-test.count=1", "-test.timeout=" + (testTimeout - 30*time.Second).String()}, t.Args...)
+	args := append([]string{"-test.v", "-test.count=1", "-test.timeout=" + (timeout - 30*time.Second).String()}, t.Args...)
 	cmd := exec.CommandContext(ctx, t.Path, args...)
 	cmd.Dir = t.Dir
+	cmd.Env = append(os.Environ(), t.Env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -37,6 +37,7 @@ type build struct {
 	bin      string // the static tools
 	fixtures string
 	tests    map[string]string // package -> go test -c binary
+	scripts  string            // the repository's own test binary, of the script tests; "" without
 }
 
 // builder builds from the repository at repo into dir.
@@ -68,9 +69,9 @@ func (b *builder) hostTools() error {
 	return nil
 }
 
-// forArch builds the init, the tools, the test binaries (when tests)
-// and the fixtures of arch.
-func (b *builder) forArch(arch string, tests bool) (*build, error) {
+// forArch builds the init, the tools, the test binaries (when tests),
+// the script tests' binary (when scripts) and the fixtures of arch.
+func (b *builder) forArch(arch string, tests, scripts bool) (*build, error) {
 	d := filepath.Join(b.dir, arch)
 	bd := &build{
 		arch:     arch,
@@ -93,6 +94,12 @@ func (b *builder) forArch(arch string, tests bool) (*build, error) {
 				return nil, err
 			}
 			bd.tests[p] = out
+		}
+	}
+	if scripts {
+		bd.scripts = filepath.Join(d, "tests", "scripts.test")
+		if err := b.goBuild(arch, "test", "-c", "-o", bd.scripts, "."); err != nil {
+			return nil, err
 		}
 	}
 	if err := b.fixtures(bd); err != nil {

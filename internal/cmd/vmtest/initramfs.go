@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sdtkit/sdtkit/internal/vmcheck"
 )
@@ -23,7 +26,7 @@ func shareRoot(g guest) bool { return g.arch == runtime.GOARCH && len(g.modules)
 // the tools, fixtures, modules and test binaries under /vmtest, the
 // test binaries' testdata where they were built (they find it by its
 // absolute path), and the plan.
-func initramfs(path string, g guest, img *image, bd *build, repo, busybox string, checks []string) error {
+func initramfs(path string, g guest, img *image, bd *build, repo, busybox string, checks []string, scripts string) error {
 	a := archive{}
 	a.file("init", bd.init, 0o755)
 	// The kernel opens /dev/console for init before anything is mounted.
@@ -78,6 +81,14 @@ func initramfs(path string, g guest, img *image, bd *build, repo, busybox string
 			return err
 		}
 		plan.Tests = append(plan.Tests, vmcheck.Test{Name: p, Path: dst, Dir: dir, Args: testArgs[p]})
+	}
+	if bd.scripts != "" && shareRoot(g) {
+		t, err := scriptTests(repo, scripts)
+		if err != nil {
+			return err
+		}
+		a.file(t.Path, bd.scripts, 0o755)
+		plan.Tests = append(plan.Tests, t)
 	}
 	if len(pkgs) > 0 {
 		// internal/testdemo's fixture, which the tests of several
@@ -134,4 +145,34 @@ func addDir(a archive, src, dst, skip string) error {
 		}
 		return nil
 	})
+}
+
+// scriptTestsTimeout bounds the script tests in a guest, which build the
+// tools with the go command first, under emulation.
+const scriptTestsTimeout = 40 * time.Minute
+
+// scriptTests returns the test of the script tests matching re, run in
+// the repository as the host's root shares it (/host), with the host's
+// go command, its module cache, and caches of the guest's own.
+func scriptTests(repo, re string) (vmcheck.Test, error) {
+	out, err := exec.Command("go", "env", "GOROOT", "GOMODCACHE").Output()
+	if err != nil {
+		return vmcheck.Test{}, fmt.Errorf("go env: %w", err)
+	}
+	env := strings.Fields(string(out))
+	if len(env) != 2 {
+		return vmcheck.Test{}, fmt.Errorf("go env GOROOT GOMODCACHE: %q", out)
+	}
+	return vmcheck.Test{
+		Name: "scripts",
+		Path: "/vmtest/tests/scripts.test",
+		Dir:  "/host" + repo,
+		Args: []string{"-test.run", "^TestScript$/" + re},
+		Env: []string{
+			"PATH=" + filepath.Join(env[0], "bin") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+			"HOME=/tmp/home", "GOCACHE=/tmp/go-build", "GOMODCACHE=/host" + env[1],
+			"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false",
+		},
+		Timeout: scriptTestsTimeout,
+	}, nil
 }

@@ -37,6 +37,7 @@ type config struct {
 	guests  []guest
 	checks  []string
 	tests   bool
+	scripts string // -scripts: the script tests to run where the host's root is shared
 	doc     string
 	cache   string
 	timeout time.Duration
@@ -58,6 +59,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cpus, "cpus", "2,16", "boot each kernel with each vCPU count of LIST")
 	fs.StringVar(&checks, "checks", "", "run the attach checks of LIST only, comma-separated (default all)")
 	fs.BoolVar(&noTests, "no-tests", false, "run the attach checks only, not the go test binaries")
+	fs.StringVar(&c.scripts, "scripts", "", "run the script tests (testdata/script) whose names match `REGEXP` too, in the guests of the host's arch, which share its root, its go command and its compilers")
 	fs.StringVar(&c.doc, "doc", "", "write the results as Markdown to FILE (docs/kernels.md)")
 	fs.StringVar(&c.cache, "cache", defaultCache(), "keep the package lists, kernels and console logs in DIR")
 	fs.DurationVar(&c.timeout, "timeout", 15*time.Minute, "give each guest D from boot to its last check")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 
 	"github.com/sdtkit/sdtkit/internal/vmcheck"
 )
@@ -61,7 +62,7 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 	}
 	builds := map[string]*build{}
 	for arch := range archs {
-		bd, err := b.forArch(arch, c.tests)
+		bd, err := b.forArch(arch, c.tests, c.scripts != "" && arch == runtime.GOARCH)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +76,7 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 	for _, g := range c.guests {
 		img := images[g.name()]
 		initrd := filepath.Join(work, "initramfs-"+g.arch+".cpio")
-		if err := initramfs(initrd, g, img, builds[g.arch], repo, busybox[g.arch], c.checks); err != nil {
+		if err := initramfs(initrd, g, img, builds[g.arch], repo, busybox[g.arch], c.checks, c.scripts); err != nil {
 			return nil, fmt.Errorf("guest %s: initramfs: %w", g, err)
 		}
 		fmt.Fprintf(stderr, "vmtest: booting %s (%s)\n", g, img.release)
