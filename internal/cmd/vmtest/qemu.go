@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -31,12 +30,13 @@ func qemuBinary(arch string) string {
 // under TCG: nested KVM is not to be had on every host, and TCG boots
 // the same everywhere.
 func qemuArgs(g guest, img *image, initrd string) []string {
-	accel := "tcg"
-	if g.cpus > runtime.NumCPU() {
-		// One thread per vCPU on fewer host cores starves the
-		// guest's timers and RCU: round-robin them in one thread.
-		accel += ",thread=single"
-	}
+	// All vCPUs round-robin in one thread. One thread per vCPU on fewer
+	// host cores starves the guest's timers and RCU; and with one thread
+	// per vCPU, a vCPU can run a breakpoint the kernel's text_poke_bp has
+	// already taken back (a static key flipped as sdtattach opens or
+	// closes perf events, in __schedule): "Oops: int3", seen with 2
+	// vCPUs on 6.12.
+	accel := "tcg,thread=single"
 	// A soft lockup panics, and the panic reboots, which ends qemu: a
 	// guest stuck in its kernel ends at once, not at the timeout.
 	cmdline := "panic=-1 softlockup_panic=1 rdinit=/init loglevel=4 mitigations=off rcupdate.rcu_cpu_stall_suppress=1"
