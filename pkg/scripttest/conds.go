@@ -66,6 +66,13 @@ func Died() script.Cond {
 	})
 }
 
+// Unsafe reports whether SDTKIT_TEST_UNSAFE is set: scripts then also
+// run their checks that can crash a kernel with a known bug, which a
+// shared machine or CI should not risk.
+func Unsafe() script.Cond {
+	return script.BoolCondition("SDTKIT_TEST_UNSAFE is set: run the checks that can crash a kernel with a known bug", os.Getenv("SDTKIT_TEST_UNSAFE") != "")
+}
+
 // Kernel reports whether the running kernel is at least the version given
 // as suffix, such as [kernel:4.20].
 func Kernel() script.Cond {

@@ -34,6 +34,7 @@ func Conds() map[string]script.Cond {
 		"probe":   Probe(),
 		"sdt.h":   SDTHeader(),
 		"tracefs": Tracefs(),
+		"unsafe":  Unsafe(),
 		"user":    User(),
 	}
 }
