@@ -599,7 +599,13 @@ holds perf events, which a kill of it while it opens them (or of
 sdtattach as it closes its own copies, once the keeper is gone) can
 leave the same way; it journals its sites too, and sdtrepair also
 removes the event definitions of a sdtattach that is gone, as the next
-sdtattach --backend tracefs does.
+sdtattach --backend tracefs does. Worse, on Linux 6.12 and 6.18 at
+least, a kill of the tracefs backend's keeper while the kernel
+registers the uprobe of a perf event can crash the kernel: the
+registration's rollback fails under the fatal signal, the kernel leaks
+the uprobe ("failed to unregister, leaking uprobe") with a consumer it
+then frees, and the next hit of the site dereferences it
+(uprobe_dispatcher). Kill sdtattach, not its keepers.
 
 Every operand form that compilers give probe arguments is read:
 registers, memory, base+index*scale, constants, and globals, whether

@@ -105,7 +105,11 @@
 //     reached. The keeper journals each file's sites before it attaches
 //     them (package journal), and sdtrepair (package repair) restores
 //     the sites no uprobe owns and lowers the semaphores those sites
-//     raised.
+//     raised. The kernel itself may not survive it: on Linux 6.12 and
+//     6.18, the rollback of a perf event's uprobe registration fails
+//     under the fatal signal too, the kernel leaks the uprobe ("failed
+//     to unregister, leaking uprobe") with the consumer of an event it
+//     then frees, and the next hit dereferences it (uprobe_dispatcher).
 //   - A Stopper's guard whose tracer is gone must see the uprobe gone
 //     before it sends SIGCONT, and so cannot let it go by exiting: it
 //     then pins the link in a bpf filesystem of its own (uprobe_multi
