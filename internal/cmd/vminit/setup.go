@@ -69,6 +69,10 @@ func setup(p *vmcheck.Plan) error {
 			return err
 		}
 	}
+	if err := loopbackUp(); err != nil {
+		// The tests that serve on 127.0.0.1 fail and say why.
+		fmt.Printf("vminit: %v\n", err)
+	}
 	os.Setenv("PATH", p.Bin+":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
 	os.Setenv("HOME", "/root")
 	os.Setenv("TMPDIR", "/tmp")
@@ -106,6 +110,28 @@ func mountHostRoot(tag string) error {
 		if err := unix.Mount("/host"+dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind the host's %s: %w", dir, err)
 		}
+	}
+	return nil
+}
+
+// loopbackUp brings the loopback interface up, which no init of the
+// kernel's does: sdtattach --listen serves on 127.0.0.1.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback up: %w", err)
 	}
 	return nil
 }
