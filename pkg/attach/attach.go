@@ -146,21 +146,10 @@ func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan,
 		o = *opts
 	}
 	o.withCommand()
-	type result struct {
-		plan *Plan
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
+	return aside(ctx, "anything was attached", func() (*Plan, error) {
 		p, err := resolve(specs, &o)
-		done <- result{p, err}
-	}()
-	select {
-	case r := <-done:
-		return r.plan, exitedError(o.PID, r.err)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w before anything was attached", context.Cause(ctx))
-	}
+		return p, exitedError(o.PID, err)
+	})
 }
 
 // withCommand sets the options Command stands for.

@@ -12,8 +12,8 @@ import (
 // the plan with sites to attach, in increasing order: those that the
 // uprobes reach without Options.PID. Processes that cannot be inspected
 // are left out. Reading /proc can block on a process that holds its
-// memory map lock, so Mappers returns the cause of ctx as soon as ctx is
-// done, leaving the reading behind.
+// memory map lock, so Mappers returns an error wrapping the cause of
+// ctx as soon as ctx is done, leaving the reading behind.
 func (p *Plan) Mappers(ctx context.Context) ([]int, error) {
 	var ids []process.FileID
 	for _, a := range p.Attachments {
@@ -21,15 +21,8 @@ func (p *Plan) Mappers(ctx context.Context) ([]int, error) {
 			ids = append(ids, process.FileID{Dev: a.Target.Dev, Inode: a.Target.Inode})
 		}
 	}
-	found := make(chan []int, 1)
-	go func() {
+	return aside(ctx, "the processes that map the files were found", func() ([]int, error) {
 		pids, _ := process.Mappers(ids...)
-		found <- slices.DeleteFunc(append([]int{}, pids...), func(pid int) bool { return pid == os.Getpid() })
-	}()
-	select {
-	case pids := <-found:
-		return pids, nil
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
+		return slices.DeleteFunc(append([]int{}, pids...), func(pid int) bool { return pid == os.Getpid() }), nil
+	})
 }

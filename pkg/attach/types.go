@@ -2,7 +2,6 @@ package attach
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
@@ -22,32 +21,20 @@ type Types struct {
 
 // ReadTypes reads the DTrace provider definitions of file name, the
 // Types it names Source. The file may be a named pipe whose writer never
-// comes: ReadTypes returns the cause of ctx as soon as ctx is done,
-// leaving the reading behind.
+// comes: ReadTypes returns an error wrapping the cause of ctx as soon as
+// ctx is done, leaving the reading behind.
 func ReadTypes(ctx context.Context, name string) (*Types, error) {
-	type result struct {
-		provs []dtrace.Provider
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
+	return aside(ctx, name+" was read", func() (*Types, error) {
 		src, err := os.ReadFile(name)
 		if err != nil {
-			done <- result{nil, err}
-			return
+			return nil, err
 		}
 		provs, err := dtrace.Parse(name, src)
-		done <- result{provs, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			return nil, r.err
+		if err != nil {
+			return nil, err
 		}
-		return &Types{Source: name, Providers: r.provs}, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w before %s was read", context.Cause(ctx), name)
-	}
+		return &Types{Source: name, Providers: provs}, nil
+	})
 }
 
 // lookup returns the types and names of the arguments of a probe; ok is
