@@ -199,23 +199,18 @@ func (e *bpfEvents) finish() {
 	e.closeErr = e.prog.Close()
 }
 
-func (e *bpfEvents) Lost() uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.final {
-		return e.lost
-	}
-	n, _ := e.prog.Lost()
-	return n
-}
+func (e *bpfEvents) Lost() uint64    { return e.count(&e.lost, e.prog.Lost) }
+func (e *bpfEvents) Skipped() uint64 { return e.count(&e.skipped, e.prog.Skipped) }
 
-func (e *bpfEvents) Skipped() uint64 {
+// count returns a counter of the program, read from it, or the value
+// finish took, final, once the program is released.
+func (e *bpfEvents) count(final *uint64, read func() (uint64, error)) uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.final {
-		return e.skipped
+		return *final
 	}
-	n, _ := e.prog.Skipped()
+	n, _ := read()
 	return n
 }
 
