@@ -6,10 +6,13 @@
  * armed before it sends SIGCONT. With a second argument, each iteration
  * fires bench:begin(i) then bench:end(i) instead, a pair for latencies
  * (scripts/bench-agg); with "str", bench:str(i, s), s a string literal
- * (scripts/bench-stream --base).
+ * (scripts/bench-stream --base); with "threads T", bench:hit N times in
+ * each of T threads at once, the many producers of scripts/bench-stream,
+ * and the time printed is from their common start to the last one's end.
  *
- * usage: bench-loop N [pairs | str]
+ * usage: bench-loop N [pairs | str | threads T]
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +21,47 @@
 #include <unistd.h>
 #include <sys/sdt.h>
 
+static long n;
+static pthread_barrier_t start;
+
+static void *hits(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < n; i++)
+		DTRACE_PROBE3(bench, hit, i, i * 2, i * 3);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 1000000;
 	int str = argc > 2 && strcmp(argv[2], "str") == 0; /* bench:str instead */
-	int pairs = argc > 2 && !str; /* bench:begin and bench:end instead */
+	int threads = argc > 3 && strcmp(argv[2], "threads") == 0 ? atoi(argv[3]) : 0;
+	int pairs = argc > 2 && !str && !threads; /* bench:begin and bench:end instead */
 	struct timespec t0, t1;
+	pthread_t tid[1024];
 
+	n = argc > 1 ? atol(argv[1]) : 1000000;
+	if (threads < 0 || threads > 1024) {
+		fprintf(stderr, "bench-loop: threads: %d not in [1, 1024]\n", threads);
+		return 2;
+	}
+	if (threads) {
+		pthread_barrier_init(&start, NULL, threads + 1);
+		for (int t = 0; t < threads; t++)
+			if (pthread_create(&tid[t], NULL, hits, NULL)) {
+				perror("bench-loop: pthread_create");
+				return 1;
+			}
+	}
 	raise(SIGSTOP);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (str)
+	if (threads) {
+		pthread_barrier_wait(&start);
+		for (int t = 0; t < threads; t++)
+			pthread_join(tid[t], NULL);
+		n *= threads;
+	} else if (str)
 		for (long i = 0; i < n; i++)
 			DTRACE_PROBE2(bench, str, i, "a string argument");
 	else if (pairs)

@@ -224,3 +224,7 @@ func (e *bpfEvents) Close() error {
 	})
 	return errors.Join(e.detachErr, e.closeErr)
 }
+
+// Buffered reports whether Read returns an event without waiting (see
+// bpf.Program.Buffered).
+func (e *bpfEvents) Buffered() bool { return e.prog.Buffered() }

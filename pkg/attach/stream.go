@@ -34,16 +34,38 @@ type Streamed struct {
 // record for the events lost since the last, and flushes w's buffer, so
 // that a reader of a pipe sees the events while the probes are idle.
 // The error is that of writing, reading or detaching; an ended ctx is
-// no error.
+// no error. With the BPF backend on more than one core (GOMAXPROCS), the
+// lines are made by up to three goroutines besides the reader's, and
+// written in the order the events were read, so that many traced
+// threads firing at once lose fewer events to a full ring buffer.
 func (t *Tracer) Stream(ctx context.Context, w io.Writer, max uint64) (*Streamed, error) {
 	s := &streamer{bw: bufio.NewWriterSize(w, 64<<10), n: Streamed{ByProbe: make([]uint64, len(t.plan.Probes))}}
+	var err error
+	if n := encoders(t.src); n > 0 {
+		err = t.streamParallel(ctx, s, max, n)
+	} else {
+		err = t.streamSerial(ctx, s, max)
+	}
+	if lerr := s.tick(t.Lost()); err == nil {
+		err = lerr
+	}
+	s.n.Skipped = t.Skipped()
+	for len(s.n.ByProbe) < len(t.plan.Probes) { // probes added with no event
+		s.n.ByProbe = append(s.n.ByProbe, 0)
+	}
+	return &s.n, err
+}
+
+// streamSerial is Stream's loop on one core: the Tracer's reader
+// encodes and writes each event.
+func (t *Tracer) streamSerial(ctx context.Context, s *streamer, max uint64) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var tickErr error // of writing at a tick, which ends the stream
 	ticking := make(chan struct{})
 	go func() {
 		defer close(ticking)
-		tick := time.NewTicker(cmp.Or(t.plan.opts.FlushInterval, DefaultFlushInterval))
+		tick := time.NewTicker(t.flushInterval())
 		defer tick.Stop()
 		for {
 			select {
@@ -71,14 +93,12 @@ func (t *Tracer) Stream(ctx context.Context, w io.Writer, max uint64) (*Streamed
 	if err == nil {
 		err = tickErr
 	}
-	if lerr := s.tick(t.Lost()); err == nil {
-		err = lerr
-	}
-	s.n.Skipped = t.Skipped()
-	for len(s.n.ByProbe) < len(t.plan.Probes) { // probes added with no event
-		s.n.ByProbe = append(s.n.ByProbe, 0)
-	}
-	return &s.n, err
+	return err
+}
+
+// flushInterval is how often Stream reports lost events and flushes.
+func (t *Tracer) flushInterval() time.Duration {
+	return cmp.Or(t.plan.opts.FlushInterval, DefaultFlushInterval)
 }
 
 // A streamer writes events as NDJSON through a buffered writer and
@@ -97,14 +117,19 @@ func (s *streamer) event(ev *Event) error {
 	defer s.mu.Unlock()
 	ev.Record(&s.rec)
 	s.buf = ndjson.AppendEvent(s.buf[:0], &s.rec)
-	// Probes are added as the process loads libraries.
-	for len(s.n.ByProbe) <= ev.Site.ProbeIndex {
-		s.n.ByProbe = append(s.n.ByProbe, 0)
-	}
-	s.n.ByProbe[ev.Site.ProbeIndex]++
-	s.n.Events++
+	s.count(ev.Site.ProbeIndex)
 	_, err := s.bw.Write(s.buf)
 	return err
+}
+
+// count counts an event of the probe of index i.
+func (s *streamer) count(i int) {
+	// Probes are added as the process loads libraries.
+	for len(s.n.ByProbe) <= i {
+		s.n.ByProbe = append(s.n.ByProbe, 0)
+	}
+	s.n.ByProbe[i]++
+	s.n.Events++
 }
 
 // tick writes {"lost":N} for the events dropped since the last report,

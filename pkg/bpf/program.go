@@ -408,6 +408,14 @@ func (p *Program) Read(ev *Event) error {
 	})
 }
 
+// Buffered reports whether Read has an event to return without looking
+// at the ring buffer again: false when the next Read may have to wait.
+// A reader that hands events on in batches sends a batch when it is
+// false. Like Read, it must not be called concurrently with Read.
+func (p *Program) Buffered() bool {
+	return p.ring != nil && p.ring.buffered()
+}
+
 // Faults reports whether the program reads memory of the traced thread
 // that is not resident, faulting it in (see Options.NoFaults).
 func (p *Program) Faults() bool {

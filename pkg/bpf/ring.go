@@ -159,6 +159,14 @@ func (r *ring) wait() error {
 	return nil
 }
 
+// buffered reports whether records read stands ready: records up to the
+// producer position last loaded that read has not returned yet.
+func (r *ring) buffered() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pos.Load() < r.prodSeen
+}
+
 // pending returns the bytes of records not read yet. It must not be
 // called concurrently with Close.
 func (r *ring) pending() int {
