@@ -29,6 +29,15 @@ type fakeEvents struct {
 	stop      sync.Once
 }
 
+// strs are the strings of fakeEvents, made once.
+var strs = func() []string {
+	s := make([]string, 100)
+	for i := range s {
+		s[i] = fmt.Sprint("s", i)
+	}
+	return s
+}()
+
 func newFakeEvents(n, wait int, buffering bool) *fakeEvents {
 	p := &probe.Probe{Target: &probe.Target{Name: "prog"}, Provider: "p", Name: "a"}
 	q := &probe.Probe{Target: &probe.Target{Name: "prog"}, Provider: "p", Name: "b"}
@@ -53,7 +62,7 @@ func (f *fakeEvents) Read(ev *Event) error {
 	ev.Args = ev.Args[:0]
 	ev.Args = append(ev.Args, hit.Value{Kind: hit.Int, Bits: uint64(i), Size: 8})
 	if i%2 == 0 {
-		ev.Args = append(ev.Args, hit.Value{Kind: hit.String, Str: fmt.Sprint("s", i), Size: 8})
+		ev.Args = append(ev.Args, hit.Value{Kind: hit.String, Str: strs[i%len(strs)], Size: 8})
 	}
 	return nil
 }

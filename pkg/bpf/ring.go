@@ -159,11 +159,11 @@ func (r *ring) wait() error {
 	return nil
 }
 
-// buffered reports whether records read stands ready: records up to the
-// producer position last loaded that read has not returned yet.
+// buffered reports whether records stand ready for read: records up to
+// the producer position last loaded that read has not returned yet. It
+// is called by read's caller between reads, so prodSeen, which only read
+// writes, needs no lock.
 func (r *ring) buffered() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	return r.pos.Load() < r.prodSeen
 }
 
