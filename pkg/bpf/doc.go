@@ -250,6 +250,24 @@
 // none stays stopped. The uprobe goes with the guard, should the guard
 // be killed.
 //
+// # Memory
+//
+// Program.MapMemory says what the maps of a program take, as the kernel
+// accounts them. What grows with the number of CPUs is small: per CPU,
+// a streaming program keeps 4 scratch slots of 3.2 KiB, in which events
+// with strings are assembled (none for Options.NoStrings), and an
+// aggregating one 4 slots of 360 bytes, about 13 and 1.5 KiB with the
+// counters. The rest is sized by what was asked: the ring buffer
+// (Options.RingSize, 4 MiB by default), 304 bytes a site
+// (Options.MaxSites, 1.2 MiB for the default 4096), and for an
+// aggregation 16 bytes of hash buckets a key of Aggregation.MaxKeys in
+// each of two generations, and the STARTs of a latency (about 100 bytes
+// a key of MaxKeys, allocated as they come beyond 65536 keys). The
+// entries of keys are allocated as keys are seen, not in advance: about
+// 64 bytes each and 8 bytes (counts) or 32 bytes (histograms, stats and
+// latencies) per CPU, so that 10,240 keys of --stats on 128 CPUs take
+// 42 MiB, and 100 keys 0.4 MiB.
+//
 // # Regenerating
 //
 // The compiled objects and their Go bindings (usdt_x86_bpfel.*,
