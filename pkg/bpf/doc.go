@@ -250,13 +250,23 @@
 // none stays stopped. The uprobe goes with the guard, should the guard
 // be killed.
 //
+// # User stacks
+//
+// With Options.UStack, each event carries the return addresses of the
+// traced thread's user stack, innermost first, starting at the probe:
+// the kernel's perf callchain code walks the frame pointers
+// (bpf_get_stack with BPF_F_USER_STACK) into the event, after its
+// strings. Code built without frame pointers, and a probe in a function
+// that sets up no frame (gcc -O2 gives none to a function that calls
+// nothing), give a stack that misses frames or ends early.
+//
 // # Memory
 //
 // Program.MapMemory says what the maps of a program take, as the kernel
 // accounts them. What grows with the number of CPUs is small: per CPU,
-// a streaming program keeps 4 scratch slots of 3.2 KiB, in which events
-// with strings are assembled (none for Options.NoStrings), and an
-// aggregating one 4 slots of 360 bytes, about 13 and 1.5 KiB with the
+// a streaming program keeps 4 scratch slots of 4.2 KiB, in which events
+// with strings or stacks are assembled (none for Options.NoStrings), and an
+// aggregating one 4 slots of 360 bytes, about 17 and 1.5 KiB with the
 // counters. The rest is sized by what was asked: the ring buffer
 // (Options.RingSize, 4 MiB by default), 304 bytes a site
 // (Options.MaxSites, 1.2 MiB for the default 4096), and for an

@@ -94,5 +94,17 @@ func decodeEvent(b []byte, raw *usdtEvent, spec func(site uint32) *Spec, boot in
 		}
 		ev.Args = append(ev.Args, v)
 	}
+	ev.Stack = ev.Stack[:0]
+	if raw.Nframes > 0 {
+		// The stack follows the strings, 8-byte aligned.
+		at := (len(b) - eventHeaderSize - len(data) + 7) &^ 7
+		if at+8*int(raw.Nframes) > len(b)-eventHeaderSize {
+			return fmt.Errorf("%w: %d bytes for a stack of %d frames", errShortEvent, len(b), raw.Nframes)
+		}
+		st := b[eventHeaderSize+at:]
+		for i := range int(raw.Nframes) {
+			ev.Stack = append(ev.Stack, *(*uint64)(unsafe.Pointer(&st[8*i])))
+		}
+	}
 	return nil
 }

@@ -24,6 +24,10 @@ const (
 	DefaultFlushInterval = 100 * time.Millisecond
 )
 
+// MaxStack is the most frames of Options.UStack: perf's default
+// kernel.perf_event_max_stack.
+const MaxStack = 127
+
 // MaxRingSize is the largest Options.RingSize: the ring buffer is
 // allocated whole, in memory that cannot be swapped out.
 const MaxRingSize = 1 << 30
@@ -68,6 +72,12 @@ type Options struct {
 	// uprobe_multi links (Linux 6.6), which attach all sites of a file
 	// at once.
 	PerSite bool
+	// UStack is the most return addresses of the traced thread's user
+	// stack each event carries (Event.Stack), up to MaxStack; 0 takes
+	// none. The kernel walks the stack by its frame pointers (its perf
+	// callchain code): code built without them gives a short or wrong
+	// stack. It takes the program that reads strings (not NoStrings).
+	UStack int
 	// NoStrings loads the program that reads numbers only. It loads
 	// several times faster than the one that also reads strings and
 	// costs less per event; Attach refuses sites that read strings
@@ -161,6 +171,12 @@ func Load(opts *Options) (*Program, error) {
 	}
 	if o.PID < 0 {
 		return nil, fmt.Errorf("bad pid %d", o.PID)
+	}
+	if o.UStack < 0 || o.UStack > MaxStack {
+		return nil, fmt.Errorf("stack depth %d not in [1, %d]", o.UStack, MaxStack)
+	}
+	if o.UStack > 0 && (o.NoStrings || o.Aggregate != nil) {
+		return nil, errors.New("user stacks are taken by the streaming program that reads strings: not with NoStrings or Aggregate")
 	}
 	// The keeper starts while the program loads.
 	var kp *keeper
@@ -332,6 +348,9 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 	if v, ok := spec.Variables[usdtVarStrMax]; ok {
 		if err := v.Set(uint32(o.StringSize)); err != nil {
 			return nil, names, fmt.Errorf("set %s: %w", usdtVarStrMax, err)
+		}
+		if err := spec.Variables[usdtVarUstackMax].Set(uint32(o.UStack)); err != nil {
+			return nil, names, fmt.Errorf("set %s: %w", usdtVarUstackMax, err)
 		}
 	}
 	if err := spec.Variables[usdtVarWakeupBytes].Set(uint64(o.RingSize / 4)); err != nil {

@@ -31,6 +31,7 @@
 
 #define MAX_STR 256 /* space of a string: up to MAX_STR-2 bytes, NUL, and one to detect a cut */
 #define STR_SPACE (MAX_ARGS * MAX_STR)
+#define MAX_FRAMES 127 /* of a user stack: perf's default kernel.perf_event_max_stack */
 #define STR_MASK 4095 /* covers STR_SPACE */
 #define HDR_SIZE __builtin_offsetof(struct event, data) /* an event without strings */
 
@@ -45,10 +46,15 @@ struct event {
 	__u16 failed; /* bit i: argument i was not read */
 	__u16 strs; /* bit i: argument i has a string in data */
 	__u16 trunc; /* bit i: that string was cut at str_max bytes */
-	__u32 pad;
+	__u16 nframes; /* return addresses of the user stack after the strings */
+	__u16 pad;
 	char comm[16];
 	__u64 args[MAX_ARGS];
-	char data[STR_SPACE]; /* strings in argument order, NUL-terminated */
+	/*
+	 * Strings in argument order, NUL-terminated, then, 8-byte aligned,
+	 * the user stack: nframes addresses, innermost first.
+	 */
+	char data[STR_SPACE + MAX_FRAMES * 8];
 };
 
 struct {
@@ -66,6 +72,11 @@ struct {
 
 /* Set by the loader before the object is loaded. */
 volatile const __u32 str_max = 64; /* bytes kept of a string, NUL excluded */
+/*
+ * The most frames of the user stack an event carries, taken by the
+ * kernel's perf callchain code (frame pointers); 0 takes none.
+ */
+volatile const __u32 ustack_max = 0;
 #endif
 
 /*
@@ -90,6 +101,7 @@ static __always_inline void fill_header(struct event *e, __u32 id, struct spec *
 	e->failed = 0;
 	e->strs = 0;
 	e->trunc = 0;
+	e->nframes = 0;
 	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
@@ -238,6 +250,20 @@ static __always_inline int handle(void *ctx)
 	}
 
 	size = HDR_SIZE + pos;
+	if (ustack_max) {
+		__u32 at = (pos + 7) & ~7U, max = ustack_max;
+		long got;
+
+		if (max > MAX_FRAMES)
+			max = MAX_FRAMES;
+		if (at > STR_SPACE)
+			goto out;
+		got = bpf_get_stack(ctx, &e->data[at], max * 8, BPF_F_USER_STACK);
+		if (got > 0) {
+			e->nframes = got / 8;
+			size = HDR_SIZE + at + e->nframes * 8;
+		}
+	}
 	if (size > sizeof(*e))
 		goto out;
 	if (bpf_ringbuf_output(&events, e, size,

@@ -54,6 +54,9 @@ static __unused void *(*bpf_ringbuf_reserve)(void *rb, __u64 size, __u64 flags) 
 static __unused void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 static __unused long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) = (void *)2;
 static __unused long (*bpf_copy_from_user)(void *dst, __u32 size, const void *user_ptr) = (void *)148;
+static __unused long (*bpf_get_stack)(void *ctx, void *buf, __u32 size, __u64 flags) = (void *)67;
+
+#define BPF_F_USER_STACK (1ULL << 8)
 
 struct bpf_pidns_info {
 	__u32 pid; /* the thread */

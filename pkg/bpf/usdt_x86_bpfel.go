@@ -39,10 +39,11 @@ type usdtEvent struct {
 	Failed  uint16
 	Strs    uint16
 	Trunc   uint16
-	Pad     uint32
+	Nframes uint16
+	Pad     uint16
 	Comm    [16]int8
 	Args    [12]uint64
-	Data    [3072]int8
+	Data    [4088]int8
 }
 
 type usdtFilter struct {
@@ -91,6 +92,7 @@ const (
 	usdtVarPidnsDev    = "pidns_dev"
 	usdtVarPidnsIno    = "pidns_ino"
 	usdtVarStrMax      = "str_max"
+	usdtVarUstackMax   = "ustack_max"
 	usdtVarWakeupBytes = "wakeup_bytes"
 )
 
@@ -161,6 +163,7 @@ type usdtVariableSpecs struct {
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
+	UstackMax   *ebpf.VariableSpec `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
 
@@ -212,6 +215,7 @@ type usdtVariables struct {
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
+	UstackMax   *ebpf.Variable `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
 

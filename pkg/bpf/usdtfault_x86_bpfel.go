@@ -29,6 +29,7 @@ const (
 	usdtfaultVarPidnsDev    = "pidns_dev"
 	usdtfaultVarPidnsIno    = "pidns_ino"
 	usdtfaultVarStrMax      = "str_max"
+	usdtfaultVarUstackMax   = "ustack_max"
 	usdtfaultVarWakeupBytes = "wakeup_bytes"
 )
 
@@ -99,6 +100,7 @@ type usdtfaultVariableSpecs struct {
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
+	UstackMax   *ebpf.VariableSpec `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
 
@@ -150,6 +152,7 @@ type usdtfaultVariables struct {
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
+	UstackMax   *ebpf.Variable `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
 

@@ -18,6 +18,10 @@ type Event struct {
 	Site  uint32 // the site, numbered as the backend that read it numbers them
 	Probe uint32 // the probe id of the site's Spec
 	Args  []Value
+	// Stack holds the return addresses of the thread's user stack,
+	// innermost first, the probe's own address first, when the
+	// tracer was asked for stacks; nil otherwise.
+	Stack []uint64
 }
 
 // A Kind tells how to interpret a Value.
