@@ -14,10 +14,6 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/launch"
 )
 
-// commandArgs splits the -c command at blanks, as bpftrace does: no
-// shell, so no quoting and no expansion.
-func commandArgs(s string) []string { return strings.Fields(s) }
-
 // runCommand starts the -c command stopped at its execve, traces it as
 // -p traces a process, releasing it once every site is attached, and
 // returns its exit status as a cli.ExitStatus.
@@ -35,7 +31,8 @@ func runCommand(ctx context.Context, further func() <-chan struct{}, c *config, 
 		// Named after our pid; those a SIGKILL left are removed.
 		lo.OwnCgroup = cgroupPrefix
 	}
-	cmd, err := launch.Start(commandArgs(c.command), lo)
+	// Split at blanks, as bpftrace does: no shell, no quoting, no expansion.
+	cmd, err := launch.Start(strings.Fields(c.command), lo)
 	var se *launch.StartError
 	if errors.As(err, &se) {
 		logger.Printf("-c: %v", se)
@@ -52,10 +49,7 @@ func runCommand(ctx context.Context, further func() <-chan struct{}, c *config, 
 	// The command ends once the trace has (launch.End): killed if it
 	// never ran, else SIGTERM to it, with -f to every process left in
 	// its cgroup, and SIGKILL on a signal to sdtattach meanwhile.
-	flag := "-c"
-	if cmd.Cgroup != nil {
-		flag = "-f"
-	}
+	flag := map[bool]string{false: "-c", true: "-f"}[cmd.Cgroup != nil]
 	status, err := cmd.End(further(), func(err error) { logger.Printf("%s: %v", flag, err) })
 	switch {
 	case traceErr != nil:

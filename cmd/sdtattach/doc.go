@@ -92,6 +92,18 @@ killed. Flags may come before or after the probes:
 	--strlen N
 		Keep at most N bytes of a string argument (default 64, at most
 		254).
+	--ustack
+		Put the user stack of the thread at the probe in each event, as
+		"ustack", symbolized (see below). The kernel walks the stack by
+		its frame pointers, as bpftrace's ustack and perf's default
+		call graph do: code built without them (most distributions'
+		binaries and libraries, gcc -O2 on x86-64) gives stacks that
+		miss frames or end early, and so does a probe in a function
+		that sets up no frame, whose caller is left out. Streaming only,
+		with the BPF backend.
+	--ustack-depth N
+		Keep at most N frames of a stack (default and most 127); alone,
+		it implies --ustack.
 	--bufsize BYTES
 		Size the ring buffer that carries events from the kernel at
 		BYTES, a power of two of at least the page size and at
@@ -173,6 +185,17 @@ Each event is a line with these fields, in this order:
 	           argument), in argument order
 	truncated  present only when a string was cut at --strlen bytes: the
 	           positions in args of the cut strings, from 0
+	ustack     with --ustack: the thread's user stack, innermost first,
+	           starting at the probe, an array of frames:
+	           {"addr":N,"sym":"inner","off":12,"file":"/usr/bin/prog",
+	           "file_offset":N,"build_id":"5e1f..."}: addr, the run-time
+	           address; sym and off when a symbol is known (from the
+	           file's symbol tables, its MiniDebugInfo, a debug file
+	           found by build-id or debuglink, Go's pclntab, or a JIT's
+	           perf map); file and file_offset when a file is mapped
+	           there (as /proc/PID/maps names it); build_id when it has
+	           one. A process that exits before its first stack is
+	           symbolized keeps bare addresses.
 
 ts has 19 digits, more than a double holds exactly: jq 1.6 (Debian 12,
 Ubuntu 22.04) rounds it silently to a multiple of 256 ns, even in the

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
@@ -44,7 +46,7 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	opts       attach.Options // -p, --strlen, --bufsize, --filter, --backend
+	opts       attach.Options // -p, --strlen, --bufsize, --ustack, --filter, --backend
 	command    string         // -c
 	cmdStdout  string
 	follow     bool // -f
@@ -70,6 +72,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&o.StringSize, "strlen", o.StringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&o.RingSize, "bufsize", o.RingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
+	fs.BoolFunc("ustack", "put the thread's user stack, symbolized, in each event (frame pointers)", func(string) error { o.UStack = cmp.Or(o.UStack, attach.MaxStack); return nil })
+	fs.IntVar(&o.UStack, "ustack-depth", 0, "with --ustack (or alone), keep at most `N` frames of a stack (default 127)")
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
 	backend := fs.String("backend", "auto", "trace with `BACKEND`: bpf, tracefs (uprobe_events and perf events, no BPF), or auto: tracefs when BPF cannot be used")
@@ -102,7 +106,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--bufsize %d: not a power of two of at least the page size, %d", o.RingSize, page)
 	case o.RingSize > attach.MaxRingSize:
 		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", o.RingSize, attach.MaxRingSize)
-	case set["c"] && len(commandArgs(c.command)) == 0:
+	case set["ustack-depth"] && (o.UStack < 1 || o.UStack > attach.MaxStack):
+		return usage("--ustack-depth %d: not in [1, %d]", o.UStack, attach.MaxStack)
+	case set["c"] && len(strings.Fields(c.command)) == 0:
 		return usage("-c: empty command")
 	case set["c"] && set["p"]:
 		return usage("-c and -p exclude each other")
@@ -121,8 +127,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if err := c.agg.parse(set); err != nil {
 		return usage("%v", err)
 	}
-	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {
-		return usage("-n and --attach-only do not apply to --count, --hist, --stats or --latency")
+	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly || o.UStack > 0) {
+		return usage("-n, --attach-only and --ustack do not apply to --count, --hist, --stats or --latency")
 	}
 	if o.Backend, err = attach.ParseBackend(*backend); err != nil {
 		return usage("--backend %v", err)

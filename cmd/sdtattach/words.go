@@ -26,7 +26,7 @@ func flagWords(err error) string {
 	if errors.As(err, new(*attach.TracefsError)) {
 		msg = strings.Replace(msg, "tracefs backend: ", "--backend tracefs: ", 1)
 	}
-	return msg
+	return strings.Replace(msg, "(Options.UStack)", "(--ustack)", 1)
 }
 
 // A flagError is an error of a package, told in sdtattach's words.

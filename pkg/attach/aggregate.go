@@ -102,6 +102,9 @@ func (p *Plan) CheckAggregation(a *Aggregation) error {
 }
 
 func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
+	if p.opts.UStack > 0 {
+		return nil, errors.New("user stacks (Options.UStack) are taken when streaming, not aggregating")
+	}
 	if len(a.By) > bpf.MaxKeyParts {
 		return nil, &KeyError{Key: a.By[bpf.MaxKeyParts].String(), Err: fmt.Errorf("more than %d keys", bpf.MaxKeyParts)}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/launch"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 	"golang.org/x/sys/unix"
 )
 
@@ -72,6 +73,11 @@ type Options struct {
 	// StringSize is the most bytes kept of a string argument
 	// (DefaultStringSize if 0).
 	StringSize int
+	// UStack, when not 0, is the most frames of the thread's user stack
+	// each event carries (Event.Stack), up to MaxStack: walked in the
+	// kernel by the frame pointers (see package bpf), with the BPF
+	// backend, when streaming. Tracer.Stack and Stream symbolize them.
+	UStack int
 	// RingSize is the size of the ring buffer in bytes
 	// (DefaultRingSize if 0), at most MaxRingSize.
 	RingSize int
@@ -290,7 +296,8 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		FlushInterval: cmp.Or(o.FlushInterval, DefaultFlushInterval),
 		PID:           o.pidFilter(),
 		Cgroup:        p.cgroup,
-		NoStrings:     !readsStrings(p.Attachments) && !p.mayReadStrings(),
+		NoStrings:     !readsStrings(p.Attachments) && !p.mayReadStrings() && o.UStack == 0,
+		UStack:        o.UStack,
 		Filters:       p.filters,
 		MaxProbes:     maxProbes,
 		Filtering:     o.Filter != nil,
@@ -299,12 +306,24 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
+	var syms *symbolize.Processes
+	if o.UStack > 0 {
+		syms = symbolize.NewProcesses(symbolize.NewCache(nil, symbolize.DefaultCacheBytes), maxSymbolized)
+		if o.PID != 0 && o.Command == nil {
+			// Its maps now: it may be gone by the time its first
+			// stack is read. (A command stopped at its execve
+			// has not mapped its program yet.)
+			syms.Frames(nil, o.PID, nil)
+		}
+	}
 	follow := p.newFollower()
 	if err := p.attachTo(prog); err != nil {
 		follow.stop()
 		return nil, err
 	}
-	return newBPFTracer(prog, p, follow), nil
+	t := newBPFTracer(prog, p, follow)
+	t.syms = syms
+	return t, nil
 }
 
 // following reports whether the plan follows the libraries its process

@@ -89,6 +89,9 @@ func withBackend[T any](p *Plan, withBPF, withTracefs func() (T, error)) (T, err
 	if why == "" {
 		return v, err
 	}
+	if p.opts.UStack > 0 {
+		return v, fmt.Errorf("%w (user stacks take the BPF backend)", err)
+	}
 	p.warn(&Fallback{Reason: why, Err: err})
 	return withTracefs()
 }
@@ -130,6 +133,9 @@ func (p *Plan) attachTracefs() (*Tracer, error) {
 
 // openTracefs defines and enables an event for every site of the plan.
 func (p *Plan) openTracefs() (*tracefsEvents, error) {
+	if p.opts.UStack > 0 {
+		return nil, &TracefsError{errors.New("user stacks (Options.UStack) take the BPF backend")}
+	}
 	for _, s := range p.Waiting() {
 		p.warn(fmt.Errorf("%s: not searched in the libraries the process loads later (dlopen), which takes BPF: name them by PATH:PROVIDER:NAME", s))
 	}

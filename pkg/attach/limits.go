@@ -44,4 +44,6 @@ const (
 	MaxKeys        = 1 << 24
 	// MaxKeyParts is the most keys of Aggregation.By.
 	MaxKeyParts = 8
+	// MaxStack is the most frames of Options.UStack.
+	MaxStack = bpf.MaxStack
 )

@@ -68,7 +68,7 @@ func (e *Event) Record(rec *ndjson.Event) {
 	rec.PID, rec.TID, rec.CPU = int64(e.PID), int64(e.TID), int64(e.CPU)
 	rec.Comm = e.Comm
 	rec.Provider, rec.Name = s.Probe.Provider, s.Probe.Name
-	rec.Args, rec.Truncated, rec.Lost = rec.Args[:0], rec.Truncated[:0], 0
+	rec.Args, rec.Truncated, rec.Lost, rec.UStack = rec.Args[:0], rec.Truncated[:0], 0, nil
 	switch {
 	case !s.Fields:
 		rec.Fields = nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/ndjson"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // Streamed counts what Stream wrote.
@@ -39,7 +40,7 @@ type Streamed struct {
 // written in the order the events were read, so that many traced
 // threads firing at once lose fewer events to a full ring buffer.
 func (t *Tracer) Stream(ctx context.Context, w io.Writer, max uint64) (*Streamed, error) {
-	s := &streamer{bw: bufio.NewWriterSize(w, 64<<10), n: Streamed{ByProbe: make([]uint64, len(t.plan.Probes))}}
+	s := &streamer{bw: bufio.NewWriterSize(w, 64<<10), n: Streamed{ByProbe: make([]uint64, len(t.plan.Probes))}, syms: t.syms}
 	var err error
 	if n := encoders(t.src); n > 0 {
 		err = t.streamParallel(ctx, s, max, n)
@@ -104,18 +105,44 @@ func (t *Tracer) flushInterval() time.Duration {
 // A streamer writes events as NDJSON through a buffered writer and
 // counts them, from the Tracer's reader and its ticker.
 type streamer struct {
-	mu  sync.Mutex
-	bw  *bufio.Writer
-	buf []byte       // the line being written
-	rec ndjson.Event // the record of the event being written
-	n   Streamed
+	mu   sync.Mutex
+	bw   *bufio.Writer
+	buf  []byte       // the line being written
+	rec  ndjson.Event // the record of the event being written
+	st   stacker
+	syms *symbolize.Processes // of the Tracer: nil without stacks
+	n    Streamed
+}
+
+// A stacker fills in the stacks of records, reusing its memory.
+type stacker struct {
+	frames []symbolize.Frame
+	stack  []ndjson.Frame
+}
+
+// record fills rec with ev as Event.Record does, and with its stack
+// symbolized by syms when that is not nil.
+func (st *stacker) record(syms *symbolize.Processes, ev *Event, rec *ndjson.Event) {
+	ev.Record(rec)
+	if syms == nil {
+		return
+	}
+	st.frames = syms.Frames(st.frames[:0], int(ev.PID), ev.Stack)
+	st.stack = st.stack[:0]
+	for _, f := range st.frames {
+		st.stack = append(st.stack, ndjson.Frame(f))
+	}
+	if st.stack == nil {
+		st.stack = []ndjson.Frame{}
+	}
+	rec.UStack = st.stack
 }
 
 // event writes one event.
 func (s *streamer) event(ev *Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ev.Record(&s.rec)
+	s.st.record(s.syms, ev, &s.rec)
 	s.buf = ndjson.AppendEvent(s.buf[:0], &s.rec)
 	s.count(ev.Site.ProbeIndex)
 	_, err := s.bw.Write(s.buf)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/ndjson"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // Stream spreads its work over several cores where the source says
@@ -44,29 +45,35 @@ func encoders(src source) int {
 // A batch is a run of events copied out of the Tracer, and their NDJSON
 // lines once encoded.
 type batch struct {
-	evs  []Event     // Args nil: see ends
-	args []hit.Value // the arguments of every event
-	ends []int       // evs[i]'s arguments are args[ends[i-1]:ends[i]]
-	out  []byte
-	done chan struct{} // closed once out is made
+	evs    []Event     // Args and Stack nil: see ends
+	args   []hit.Value // the arguments of every event
+	ends   []int       // evs[i]'s arguments are args[ends[i-1]:ends[i]]
+	stack  []uint64    // the stacks of every event
+	stacks []int       // evs[i]'s stack is stack[stacks[i-1]:stacks[i]]
+	out    []byte
+	done   chan struct{} // closed once out is made
 }
 
 // add copies ev into b.
 func (b *batch) add(ev *Event) {
 	b.args = append(b.args, ev.Args...)
 	b.ends = append(b.ends, len(b.args))
+	b.stack = append(b.stack, ev.Stack...)
+	b.stacks = append(b.stacks, len(b.stack))
 	b.evs = append(b.evs, Event{Event: ev.Event, Site: ev.Site})
-	b.evs[len(b.evs)-1].Args = nil
+	b.evs[len(b.evs)-1].Args, b.evs[len(b.evs)-1].Stack = nil, nil
 }
 
-// encode makes the lines of b's events, using rec as scratch space.
-func (b *batch) encode(rec *ndjson.Event) {
-	start := 0
+// encode makes the lines of b's events, using rec and st as scratch
+// space, with stacks symbolized by syms when not nil.
+func (b *batch) encode(rec *ndjson.Event, st *stacker, syms *symbolize.Processes) {
+	args, stack := 0, 0
 	for i := range b.evs {
 		ev := &b.evs[i]
-		ev.Args = b.args[start:b.ends[i]:b.ends[i]]
-		start = b.ends[i]
-		ev.Record(rec)
+		ev.Args = b.args[args:b.ends[i]:b.ends[i]]
+		ev.Stack = b.stack[stack:b.stacks[i]:b.stacks[i]]
+		args, stack = b.ends[i], b.stacks[i]
+		st.record(syms, ev, rec)
 		b.out = ndjson.AppendEvent(b.out, rec)
 	}
 	close(b.done)
@@ -76,6 +83,7 @@ func (b *batch) encode(rec *ndjson.Event) {
 func (b *batch) reset() {
 	clear(b.evs) // drop the references to Sites and strings
 	b.evs, b.args, b.ends, b.out = b.evs[:0], b.args[:0], b.ends[:0], b.out[:0]
+	b.stack, b.stacks = b.stack[:0], b.stacks[:0]
 }
 
 // streamParallel is Stream's loop with n encoders, for a source that
@@ -93,8 +101,9 @@ func (t *Tracer) streamParallel(ctx context.Context, s *streamer, max uint64, n 
 	for range n {
 		encoding.Go(func() {
 			var rec ndjson.Event
+			var st stacker
 			for b := range work {
-				b.encode(&rec)
+				b.encode(&rec, &st, s.syms)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package attach
 import (
 	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // A Tracer streams the events of attached probe sites.
@@ -15,6 +16,7 @@ import (
 type Tracer struct {
 	src  source
 	plan *Plan
+	syms *symbolize.Processes // with Options.UStack
 }
 
 // A source is what a Tracer reads: the events of a backend, each with
@@ -68,3 +70,20 @@ func (t *Tracer) Skipped() uint64 { return t.src.Skipped() }
 // a Read in progress returns. The counts of Lost and Skipped are final.
 // The error is that of detaching or releasing.
 func (t *Tracer) Close() error { return t.src.Close() }
+
+// maxSymbolized is the most processes whose maps a Tracer keeps to
+// symbolize stacks.
+const maxSymbolized = 1024
+
+// Stack returns the frames of ev's user stack (Options.UStack),
+// innermost first, symbolized in its process as package symbolize
+// does: nil when the Tracer takes no stacks. The process's maps are read
+// at its first stack, and again for an address in none of them; a
+// process gone before its first stack has been read keeps its bare
+// addresses.
+func (t *Tracer) Stack(ev *Event) []symbolize.Frame {
+	if t.syms == nil {
+		return nil
+	}
+	return t.syms.Frames(make([]symbolize.Frame, 0, len(ev.Stack)), int(ev.PID), ev.Stack)
+}

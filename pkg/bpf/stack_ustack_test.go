@@ -17,7 +17,7 @@ func TestUStack(t *testing.T) {
 	exe := buildC(t, "calls", "-O0", "-fno-omit-frame-pointer", "-no-pie")
 	for _, perSite := range []bool{false, true} {
 		t.Run(map[bool]string{false: "uprobe_multi", true: "uprobe"}[perSite], func(t *testing.T) {
-			p := load(t, Options{PerSite: perSite, UStack: 16})
+			p := load(t, Options{PerSite: perSite, UStack: MaxStack})
 			ss, f := sites(t, exe, func(*stapsdt.Site) ArgMask { return 0 })
 			pc := f.Sites[0].PC // a non-PIE executable: its run-time address
 			if err := p.Attach(exe, ss); err != nil {

@@ -54,7 +54,7 @@ struct event {
 	 * Strings in argument order, NUL-terminated, then, 8-byte aligned,
 	 * the user stack: nframes addresses, innermost first.
 	 */
-	char data[STR_SPACE + MAX_FRAMES * 8];
+	char data[STR_SPACE + 8 + MAX_FRAMES * 8]; /* 8: room to align the stack */
 };
 
 struct {

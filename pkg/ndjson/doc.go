@@ -24,6 +24,9 @@
 //	           (Event.Fields)
 //	truncated  only when strings were cut: their positions in args,
 //	           from 0 (Event.Truncated)
+//	ustack     only when the tracer took user stacks: the thread's
+//	           stack at the probe, innermost first, an array of frames
+//	           (Event.UStack, Frame)
 //
 // An argument is a JSON number, a JSON string or null (the argument
 // could not be read). Integers are exact over the whole int64 and uint64

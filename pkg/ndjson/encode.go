@@ -17,7 +17,7 @@ import (
 // AppendEvent appends the line of an event to b: its JSON object, with
 // the fields in the order the package documentation gives, and a
 // newline. "fields" is written when e.Fields is not nil, "truncated" when
-// e.Truncated is not empty.
+// e.Truncated is not empty, "ustack" when e.UStack is not nil.
 func AppendEvent(b []byte, e *Event) []byte {
 	b = append(b, `{"ts":`...)
 	b = strconv.AppendInt(b, e.TS, 10)
@@ -63,7 +63,40 @@ func AppendEvent(b []byte, e *Event) []byte {
 		}
 		b = append(b, ']')
 	}
+	if e.UStack != nil {
+		b = append(b, `,"ustack":[`...)
+		for i := range e.UStack {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.UStack[i].AppendJSON(b)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}', '\n')
+}
+
+// AppendJSON appends the JSON object of f to b.
+func (f *Frame) AppendJSON(b []byte) []byte {
+	b = append(b, `{"addr":`...)
+	b = strconv.AppendUint(b, f.Addr, 10)
+	if f.Sym != "" {
+		b = append(b, `,"sym":`...)
+		b = jsonenc.AppendString(b, f.Sym)
+		b = append(b, `,"off":`...)
+		b = strconv.AppendUint(b, f.Off, 10)
+	}
+	if f.File != "" {
+		b = append(b, `,"file":`...)
+		b = jsonenc.AppendString(b, f.File)
+		b = append(b, `,"file_offset":`...)
+		b = strconv.AppendUint(b, f.FileOffset, 10)
+	}
+	if f.BuildID != "" {
+		b = append(b, `,"build_id":`...)
+		b = jsonenc.AppendString(b, f.BuildID)
+	}
+	return append(b, '}')
 }
 
 // AppendLost appends the line {"lost":n} to b.

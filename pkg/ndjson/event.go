@@ -39,7 +39,26 @@ type Event struct {
 	// Truncated lists the positions in Args, from 0, of the strings cut
 	// at sdtattach --strlen bytes.
 	Truncated []int
-	Lost      uint64
+	// UStack is the thread's user stack at the probe, innermost first,
+	// when sdtattach --ustack took it; nil otherwise.
+	UStack []Frame
+	Lost   uint64
+}
+
+// A Frame is one address of a stack, symbolized: its JSON object is
+//
+//	{"addr":94558765441388,"sym":"inner","off":12,"file":"/usr/bin/prog","file_offset":4460,"build_id":"5e1f..."}
+//
+// with sym and off when a symbol is known, file and file_offset when a
+// file is mapped at the address, build_id when that file has one (the
+// form of package symbolize's Frame).
+type Frame struct {
+	Addr       uint64
+	Sym        string
+	Off        uint64
+	File       string
+	FileOffset uint64
+	BuildID    string
 }
 
 // Field returns the value of the field called name.

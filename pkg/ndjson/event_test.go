@@ -65,6 +65,10 @@ func TestParseErrors(t *testing.T) {
 		{`{"provider":"p","name":"n","fields":[1]}`, `"fields": want an object`},
 		{`{"provider":"p","name":"n","truncated":[-1]}`, `"truncated": want an array of positions`},
 		{`{"provider":"p","name":"n","truncated":3}`, `"truncated": want an array of positions`},
+		{`{"provider":"p","name":"n","ustack":{}}`, `"ustack": want an array of frames`},
+		{`{"provider":"p","name":"n","ustack":[1]}`, `"ustack": want an array of frames`},
+		{`{"provider":"p","name":"n","ustack":[{"addr":-1}]}`, `"ustack": want frames of unsigned addr`},
+		{`{"provider":"p","name":"n","ustack":[{"sym":1}]}`, `"ustack": want a string`},
 	} {
 		var e Event
 		_, err := Parse([]byte(tt.line), &e)

@@ -15,18 +15,24 @@ import (
 
 // goccyEvent is an event for json.Marshal.
 type goccyEvent struct {
-	TS        int64        `json:"ts"`
-	PID       int64        `json:"pid"`
-	TID       int64        `json:"tid"`
-	Comm      string       `json:"comm"`
-	CPU       int64        `json:"cpu"`
-	Provider  string       `json:"provider"`
-	Name      string       `json:"name"`
-	Args      []goccyValue `json:"args"`
-	Fields    *goccyFields `json:"fields,omitempty"`
-	Truncated []int        `json:"truncated,omitempty"`
-	Lost      *uint64      `json:"lost,omitempty"`
+	TS        int64         `json:"ts"`
+	PID       int64         `json:"pid"`
+	TID       int64         `json:"tid"`
+	Comm      string        `json:"comm"`
+	CPU       int64         `json:"cpu"`
+	Provider  string        `json:"provider"`
+	Name      string        `json:"name"`
+	Args      []goccyValue  `json:"args"`
+	Fields    *goccyFields  `json:"fields,omitempty"`
+	Truncated []int         `json:"truncated,omitempty"`
+	UStack    *[]goccyFrame `json:"ustack,omitempty"`
+	Lost      *uint64       `json:"lost,omitempty"`
 }
+
+// goccyFrame is a Frame, whose off goes with its sym.
+type goccyFrame Frame
+
+func (f goccyFrame) MarshalJSON() ([]byte, error) { return (*Frame)(&f).AppendJSON(nil), nil }
 
 // goccyValue is a Value, which JSON cannot tell apart by Go type.
 type goccyValue Value
@@ -114,6 +120,13 @@ func toGoccy(g *goccyEvent, e *Event) {
 		Provider: e.Provider, Name: e.Name, Args: args, Truncated: e.Truncated}
 	if e.Fields != nil {
 		g.Fields = (*goccyFields)(&e.Fields)
+	}
+	if e.UStack != nil {
+		frames := make([]goccyFrame, len(e.UStack))
+		for i, f := range e.UStack {
+			frames[i] = goccyFrame(f)
+		}
+		g.UStack = &frames
 	}
 }
 

@@ -58,6 +58,13 @@ func TestEventRoundTrip(t *testing.T) {
 			`{"ts":0,"pid":0,"tid":0,"comm":"","cpu":0,"provider":"p","name":"n","args":[],"fields":{}}`, nil},
 		{"truncated", Event{Provider: "p", Name: "n", Args: []Value{StringValue("abc"), UintValue(1), StringValue("def")}, Fields: []Field{{"s", StringValue("abc")}, {"n", UintValue(1)}, {"t", StringValue("def")}}, Truncated: []int{0, 2}},
 			`{"ts":0,"pid":0,"tid":0,"comm":"","cpu":0,"provider":"p","name":"n","args":["abc",1,"def"],"fields":{"s":"abc","n":1,"t":"def"},"truncated":[0,2]}`, nil},
+		{"ustack", Event{Provider: "p", Name: "n", UStack: []Frame{
+			{Addr: 0x401136, Sym: "inner", Off: 0, File: "/usr/bin/prog", FileOffset: 0x1136, BuildID: "5e1f"},
+			{Addr: 0x7f0000001000, File: "/lib/libc.so.6", FileOffset: 0x1000},
+			{Addr: 7},
+		}}, `{"ts":0,"pid":0,"tid":0,"comm":"","cpu":0,"provider":"p","name":"n","args":[],"ustack":[{"addr":4198710,"sym":"inner","off":0,"file":"/usr/bin/prog","file_offset":4406,"build_id":"5e1f"},{"addr":139637976731648,"file":"/lib/libc.so.6","file_offset":4096},{"addr":7}]}`, nil},
+		{"empty ustack", Event{Provider: "p", Name: "n", UStack: []Frame{}},
+			`{"ts":0,"pid":0,"tid":0,"comm":"","cpu":0,"provider":"p","name":"n","args":[],"ustack":[]}`, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			line := AppendEvent(nil, &tt.e)

@@ -337,6 +337,7 @@ func (s *scanner) record(e *Event) (Kind, error) {
 			}
 		}()
 	}
+	ustack := e.UStack
 	*e = Event{Args: e.Args[:0], Truncated: e.Truncated[:0]}
 	if err := s.expect('{'); err != nil {
 		return 0, err
@@ -386,6 +387,8 @@ func (s *scanner) record(e *Event) (Kind, error) {
 			haveFields = true
 		case "truncated":
 			e.Truncated, err = s.positions(e.Truncated)
+		case "ustack":
+			e.UStack, err = s.frames(ustack[:0])
 		case "lost":
 			var v Value
 			if v, err = s.value(); err == nil && v.Kind != Uint {
@@ -485,6 +488,56 @@ func (s *scanner) positions(dst []int) ([]int, error) {
 		dst = append(dst, int(v.Uint))
 		return nil
 	})
+	return dst, err
+}
+
+// frames reads a stack: an array of frames.
+func (s *scanner) frames(dst []Frame) ([]Frame, error) {
+	const want = "an array of frames"
+	err := s.each('[', "ustack", want, func() error {
+		var f Frame
+		err := s.each('{', "ustack", want, func() error {
+			key, _, err := s.rawString()
+			if err != nil {
+				return err
+			}
+			if err := s.expect(':'); err != nil {
+				return err
+			}
+			switch string(key) {
+			case "addr", "off", "file_offset":
+				v, err := s.value()
+				if err != nil {
+					return err
+				}
+				if v.Kind != Uint {
+					return &FieldError{"ustack", "frames of unsigned " + string(key)}
+				}
+				switch string(key) {
+				case "addr":
+					f.Addr = v.Uint
+				case "off":
+					f.Off = v.Uint
+				default:
+					f.FileOffset = v.Uint
+				}
+			case "sym":
+				f.Sym, err = s.stringField("ustack")
+			case "file":
+				f.File, err = s.stringField("ustack")
+			case "build_id":
+				f.BuildID, err = s.stringField("ustack")
+			default:
+				err = s.skip()
+			}
+			return err
+		})
+		dst = append(dst, f)
+		return err
+	})
+	if dst == nil {
+		dst = []Frame{} // "ustack":[] stays an empty stack
+	}
 	return dst, err
 }
 

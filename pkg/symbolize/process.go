@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
+	"golang.org/x/sys/unix"
 )
 
 // A Process symbolizes the run-time addresses of one process: each address
@@ -151,6 +153,11 @@ func (p *Process) Frame(addr uint64) Frame {
 	f.FileOffset = addr - m.Start + m.Offset
 	if po.obj == nil && po.err == nil {
 		po.obj, po.err = p.cache.open(ref{host: po.HostPath, path: po.Path, root: fmt.Sprintf("/proc/%d/root", p.pid)})
+		if po.err != nil && p.gone() && sameFile(po.Path, po.Dev, po.Inode) {
+			// The process exited since its maps were read; its file
+			// is the one at the same path here.
+			po.obj, po.err = p.cache.open(ref{host: po.Path, path: po.Path})
+		}
 	}
 	if po.obj == nil {
 		return f
@@ -182,4 +189,18 @@ func (p *Process) ObjectErr(addr uint64) error {
 		}
 	}
 	return nil
+}
+
+// gone reports whether the process has exited: its /proc directory is
+// no more, or holds a zombie whose files cannot be reached.
+func (p *Process) gone() bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d/root/", p.pid))
+	return err != nil
+}
+
+// sameFile reports whether path names, here, the file of device dev
+// and inode ino.
+func sameFile(path string, dev, ino uint64) bool {
+	var st unix.Stat_t
+	return filepath.IsAbs(path) && unix.Stat(path, &st) == nil && st.Dev == dev && st.Ino == ino
 }

@@ -1,0 +1,109 @@
+package symbolize
+
+import (
+	"container/list"
+	"sync"
+	"time"
+)
+
+// refreshEvery is how often at most Processes reads a process's maps
+// again for an address none of them holds.
+const refreshEvery = 100 * time.Millisecond
+
+// Processes symbolizes the stacks of many processes, as a tracer sees
+// them: each pid gets a Process when it first has addresses to
+// symbolize, whose maps are read again, at most every 100 ms, when an
+// address lies in none of them (a library loaded, or code compiled,
+// since). At most n processes are kept, the least recently used
+// dropped first. A process that is gone before its first stack keeps
+// its addresses unsymbolized. Processes is safe for concurrent use.
+type Processes struct {
+	cache *Cache
+	max   int
+
+	mu    sync.Mutex
+	procs map[int]*list.Element // of *procEntry
+	lru   list.List             // most recently used first
+}
+
+type procEntry struct {
+	pid     int
+	p       *Process // nil: the process could not be read
+	refresh time.Time
+}
+
+// NewProcesses returns Processes that read objects through cache and
+// keep at most n processes (1 at least).
+func NewProcesses(cache *Cache, n int) *Processes {
+	return &Processes{cache: cache, max: max(n, 1), procs: map[int]*list.Element{}}
+}
+
+// Frames appends to dst the frames of the addresses of process pid and
+// returns it.
+func (ps *Processes) Frames(dst []Frame, pid int, addrs []uint64) []Frame {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	e := ps.entry(pid)
+	if e.p == nil {
+		for _, a := range addrs {
+			dst = append(dst, Frame{Addr: a})
+		}
+		return dst
+	}
+	start := len(dst)
+	for _, a := range addrs {
+		dst = append(dst, e.p.Frame(a))
+	}
+	if !unplaced(dst[start:]) || time.Since(e.refresh) < refreshEvery {
+		return dst
+	}
+	e.refresh = time.Now()
+	if e.p.Refresh() != nil {
+		return dst // gone: what was placed stays
+	}
+	dst = dst[:start]
+	for _, a := range addrs {
+		dst = append(dst, e.p.Frame(a))
+	}
+	return dst
+}
+
+// Forget drops what is kept of process pid, which has exited.
+func (ps *Processes) Forget(pid int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if el, ok := ps.procs[pid]; ok {
+		ps.lru.Remove(el)
+		delete(ps.procs, pid)
+	}
+}
+
+// entry returns the entry of pid, made now if there is none.
+func (ps *Processes) entry(pid int) *procEntry {
+	if el, ok := ps.procs[pid]; ok {
+		ps.lru.MoveToFront(el)
+		return el.Value.(*procEntry)
+	}
+	e := &procEntry{pid: pid}
+	if p, err := NewProcess(pid, ps.cache); err == nil {
+		e.p = p
+	}
+	ps.procs[pid] = ps.lru.PushFront(e)
+	for ps.lru.Len() > ps.max {
+		last := ps.lru.Back()
+		ps.lru.Remove(last)
+		delete(ps.procs, last.Value.(*procEntry).pid)
+	}
+	return e
+}
+
+// unplaced reports whether a frame lies in no mapping the process had
+// when its maps were read: neither a file nor a symbol of a perf map.
+func unplaced(frames []Frame) bool {
+	for i := range frames {
+		if frames[i].File == "" && frames[i].Sym == "" {
+			return true
+		}
+	}
+	return false
+}

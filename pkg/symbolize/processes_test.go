@@ -1,0 +1,39 @@
+package symbolize_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
+)
+
+func TestProcesses(t *testing.T) {
+	requireTools(t, "gcc")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"live.c": liveC})
+	run(t, dir, "gcc", "-O1", "-o", "live", "live.c")
+	prog := filepath.Join(dir, "live")
+	pid1, addrs1 := startLive(t, prog)
+	pid2, addrs2 := startLive(t, prog)
+
+	ps := symbolize.NewProcesses(symbolize.NewCache(nil, 0), 1)
+	for _, tt := range []struct {
+		pid   int
+		addrs map[string]uint64
+	}{{pid1, addrs1}, {pid2, addrs2}, {pid1, addrs1}} { // one kept: pid1 is read again
+		fs := ps.Frames(nil, tt.pid, []uint64{tt.addrs["inner"], tt.addrs["ret"]})
+		if len(fs) != 2 || fs[0].Sym != "inner" || fs[0].Off != 0 || fs[1].Sym != "inner" || fs[1].Off == 0 || fs[0].File != prog {
+			t.Errorf("Frames(%d) = %+v, want inner+0 and inner+N in %s", tt.pid, fs, prog)
+		}
+	}
+	// Appended to dst.
+	fs := ps.Frames([]symbolize.Frame{{Addr: 1}}, pid1, []uint64{addrs1["getpid"]})
+	if len(fs) != 2 || fs[0].Addr != 1 || fs[1].File == "" {
+		t.Errorf("Frames(dst, getpid) = %+v, want dst then a frame in libc", fs)
+	}
+	// A process that is gone keeps its addresses.
+	ps.Forget(pid1)
+	if fs := ps.Frames(nil, 1<<30, []uint64{0x1234}); len(fs) != 1 || fs[0] != (symbolize.Frame{Addr: 0x1234}) {
+		t.Errorf("Frames of no process = %+v, want the address alone", fs)
+	}
+}
