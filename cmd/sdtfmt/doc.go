@@ -11,6 +11,7 @@ Usage:
 	sdtfmt -c [--by KEY] [--interval D] [FILE...]
 	sdtfmt --hist KEY [--by KEY] [--interval D] [FILE...]
 	sdtfmt --latency START,END[,KEY] [--interval D] [FILE...]
+	sdtfmt [--folded] [--pprof FILE] [FILE...]
 
 Sdtfmt reads standard input when no FILE is given, and when FILE is "-".
 A typical use is
@@ -33,6 +34,18 @@ The flags are:
 		Pair each START event with the next END event of the same KEY
 		(default tid) and show the latencies. START and END are probe
 		patterns as for -f.
+	--folded
+		Count the events by their stack (sdtattach --ustack) and write
+		one line per stack: its frames root first, joined by ";", a
+		space and the count, as flamegraph.pl, inferno and speedscope
+		read them. A frame is its symbol, or FILE+0xOFFSET where none
+		is known, or its address (package stacks).
+	--pprof FILE
+		Count the events by their stack and write them to FILE as a
+		gzipped pprof profile (functions, locations, and mappings with
+		their build-ids), which go tool pprof -http draws as a flame
+		graph. With --folded, both are written. Events without a stack
+		are left out, and said so on the standard error.
 	--by KEY
 		Group counts or histograms by KEY too; alone, it implies -c.
 	--time abs|rel|none
@@ -58,6 +71,9 @@ Each line is one JSON object. An event is
 where ts is Unix nanoseconds and each argument is an integer (exact over
 the int64 and uint64 ranges), a string (a string argument, or a hex one
 such as "0x1f") or null (unreadable). {"lost":N} says N events were lost.
+An event of sdtattach --ustack has its stack in "ustack", which the
+per-event view shows under the event's line, one frame a line, as bcc's
+trace -U does: SYMBOL+0xOFF [FILE].
 A line with the fields file, pc or argv is a probe site from sdtlist. A
 blank line is skipped.
 

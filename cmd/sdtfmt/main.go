@@ -16,10 +16,13 @@ const usageText = `usage: sdtfmt [-f 'PROBE=FORMAT']... [--time abs|rel|none] [F
        sdtfmt -c [--by KEY] [--interval D] [FILE...]
        sdtfmt --hist KEY [--by KEY] [--interval D] [FILE...]
        sdtfmt --latency START,END[,KEY] [--interval D] [FILE...]
+       sdtfmt [--folded] [--pprof FILE] [FILE...]
 
 Format the NDJSON events of sdtattach (standard input when no FILE) for
-people: one line per event, or counts, histograms and latencies. Probe
-sites listed by sdtlist are shown as sdtlist -t shows them.
+people: one line per event (and its stack, with sdtattach --ustack),
+or counts, histograms and latencies; the stacks of events as folded
+stacks for flame graphs, or as a pprof profile. Probe sites listed by
+sdtlist are shown as sdtlist -t shows them.
 
 KEY is pid, tid, comm, argN (from 0) or the name of a --types field.
 Lines that hold no record, or are longer than 1 MiB, are reported and
@@ -39,6 +42,8 @@ type config struct {
 	count     bool
 	hist      aggregate.Key
 	latency   *latencySpec
+	folded    bool   // --folded
+	pprof     string // --pprof
 	by        aggregate.Key
 	time      eventtext.TimeStyle
 	interval  time.Duration
@@ -47,7 +52,9 @@ type config struct {
 
 // summarizes reports whether the output is a summary rather than one
 // line per event.
-func (c *config) summarizes() bool { return c.count || c.hist != (aggregate.Key{}) || c.latency != nil }
+func (c *config) summarizes() bool {
+	return c.count || c.hist != (aggregate.Key{}) || c.latency != nil || c.folded || c.pprof != ""
+}
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
@@ -66,6 +73,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&latency, "latency", "", "pair `START,END[,KEY]` events and show their latency")
 	fs.StringVar(&by, "by", "", "group counts or histograms by `KEY` too")
 	fs.StringVar(&timeFlag, "time", "rel", "time column: `abs`, rel or none")
+	fs.BoolVar(&c.folded, "folded", false, "count events by stack and write folded stacks, as flame graph tools read")
+	fs.StringVar(&c.pprof, "pprof", "", "count events by stack and write a gzipped pprof profile to `FILE`")
 	fs.DurationVar(&c.interval, "interval", 0, "print and reset the summary every `D`, such as 1s")
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
@@ -99,14 +108,18 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	modes := 0
-	for _, on := range []bool{c.count, c.hist != (aggregate.Key{}), c.latency != nil} {
+	for _, on := range []bool{c.count, c.hist != (aggregate.Key{}), c.latency != nil, c.folded || c.pprof != ""} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes > 1:
-		return usage("-c, --hist and --latency exclude each other")
+		return usage("-c, --hist, --latency and --folded or --pprof exclude each other")
+	case c.by != (aggregate.Key{}) && (c.folded || c.pprof != ""):
+		return usage("--by does not apply to --folded or --pprof")
+	case set["pprof"] && c.pprof == "":
+		return usage("--pprof: no FILE")
 	case c.by != (aggregate.Key{}) && c.latency != nil:
 		return usage("--by does not apply to --latency: give the pairing KEY as START,END,KEY")
 	case c.by != (aggregate.Key{}) && modes == 0:
@@ -115,10 +128,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	switch {
 	case set["interval"] && c.interval <= 0:
 		return usage("--interval %v: not a positive duration", c.interval)
-	case c.interval > 0 && !c.summarizes():
+	case c.interval > 0 && (!c.summarizes() || c.folded || c.pprof != ""):
 		return usage("--interval needs -c, --hist or --latency")
 	case len(c.templates) > 0 && c.summarizes():
-		return usage("-f formats the per-event view; it does not apply to -c, --hist or --latency")
+		return usage("-f formats the per-event view; it does not apply to -c, --hist, --latency, --folded or --pprof")
 	}
 	return &c, nil
 }

@@ -39,6 +39,12 @@ func TestRunExitKinds(t *testing.T) {
 		{[]string{"--latency", "a,b", "--by", "pid"}, "", cli.ErrUsage, "", "--by does not apply"},
 		{[]string{"--interval", "1s"}, "", cli.ErrUsage, "", "--interval needs"},
 		{[]string{"-c", "-f", "x=%d"}, "", cli.ErrUsage, "", "-f formats the per-event view"},
+		{[]string{"--folded", "-c"}, "", cli.ErrUsage, "", "exclude each other"},
+		{[]string{"--folded", "--by", "pid"}, "", cli.ErrUsage, "", "--by does not apply to --folded"},
+		{[]string{"--folded", "--interval", "1s"}, "", cli.ErrUsage, "", "--interval needs"},
+		{[]string{"--pprof", ""}, "", cli.ErrUsage, "", "--pprof: no FILE"},
+		{[]string{"--folded"}, events, nil, "", "sdtfmt: 2 events carry no stack"},
+		{[]string{"--pprof", "/nonexistent/dir/p.pb.gz"}, events, cli.ErrFailed, "", "--pprof: open /nonexistent/dir/p.pb.gz"},
 		{[]string{"-f", "x=%z"}, "", cli.ErrUsage, "unknown verb", "unknown verb"},
 		// Empty values are rejected, not taken for the flag left out.
 		{[]string{"--hist", ""}, "", cli.ErrUsage, "", `--hist "": want pid, tid, comm, argN or a field name`},

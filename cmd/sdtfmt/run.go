@@ -179,11 +179,15 @@ func (f *formatter) record(kind ndjson.Kind, e *ndjson.Event, rd *ndjson.Reader)
 func (f *formatter) finish() error {
 	if f.sum != nil {
 		f.mu.Lock()
-		f.sum.report(f.w)
+		err := f.sum.report(f.w)
 		for _, w := range f.sum.warnings() {
 			f.logger.Print(w)
 		}
 		f.mu.Unlock()
+		if err != nil {
+			f.logger.Print(err)
+			return cli.ErrFailed
+		}
 		if f.lost > 0 {
 			f.logger.Printf("lost %d events: the summary leaves them out", f.lost)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/ndjson"
 )
 
-// A summary is -c, --hist or --latency.
+// A summary is -c, --hist, --latency, or --folded and --pprof.
 type summary interface {
 	event(e *ndjson.Event)
 	// report writes the summary and starts the next one.
@@ -127,6 +127,8 @@ func newSummary(c *config, clock *eventtext.Clock) summary {
 		return &hists{of: c.hist, by: c.by, h: make(map[aggregate.Group]*aggregate.Histogram)}
 	case c.latency != nil:
 		return &latency{spec: c.latency, clock: clock, l: aggregate.NewLatency(c.latency.key, slowest)}
+	case c.folded || c.pprof != "":
+		return &stackCounts{folded: c.folded, pprof: c.pprof}
 	}
 	return nil
 }

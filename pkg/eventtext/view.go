@@ -2,6 +2,7 @@ package eventtext
 
 import (
 	"io"
+	"path"
 	"strconv"
 	"unicode/utf8"
 
@@ -117,9 +118,32 @@ func (v *View) WriteEvent(e *ndjson.Event, f *Format) error {
 		b = AppendArgs(b, e)
 	}
 	b = append(b, '\n')
+	for i := range e.UStack {
+		b = append(AppendFrame(append(b, "        "...), &e.UStack[i]), '\n')
+	}
 	v.buf = b
 	_, err := v.w.Write(b[line:])
 	return err
+}
+
+// AppendFrame appends a frame of a stack as bcc's trace -U shows it:
+// SYM+0xOFF [FILE] (the file's base name), or 0xADDR [FILE+0xOFFSET]
+// where no symbol is known, or 0xADDR alone.
+func AppendFrame(b []byte, f *ndjson.Frame) []byte {
+	if f.Sym != "" {
+		b = termtext.Append(b, f.Sym)
+		b = strconv.AppendUint(append(b, "+0x"...), f.Off, 16)
+	} else {
+		b = strconv.AppendUint(append(b, "0x"...), f.Addr, 16)
+	}
+	if f.File == "" {
+		return b
+	}
+	b = termtext.Append(append(b, " ["...), path.Base(f.File))
+	if f.Sym == "" {
+		b = strconv.AppendUint(append(b, "+0x"...), f.FileOffset, 16)
+	}
+	return append(b, ']')
 }
 
 // WriteLost writes the line "WARNING: lost N events" in place.

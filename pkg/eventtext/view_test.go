@@ -1,6 +1,7 @@
 package eventtext
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -48,5 +49,29 @@ func TestViewGrows(t *testing.T) {
 		if b.String() != tt.want {
 			t.Errorf("%s: view =\n%s\nwant\n%s", tt.name, b.String(), tt.want)
 		}
+	}
+}
+
+func TestViewStack(t *testing.T) {
+	var out bytes.Buffer
+	v := NewView(&out, TimeNone)
+	e := &ndjson.Event{PID: 7, TID: 7, Comm: "calls", Provider: "calls", Name: "hit", Args: []ndjson.Value{ndjson.UintValue(1)},
+		UStack: []ndjson.Frame{
+			{Addr: 0x401136, Sym: "inner", Off: 8, File: "/usr/bin/calls", FileOffset: 0x1136},
+			{Addr: 0x7f00001000, File: "/lib/x86_64-linux-gnu/libc.so.6", FileOffset: 0x27000},
+			{Addr: 0x1234, Sym: "jit\x1b[31m", Off: 0},
+			{Addr: 0x5678},
+		}}
+	if err := v.WriteEvent(e, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(out.String(), "\n") // past the header
+	want := "7       7       calls           calls:hit                1\n" +
+		"        inner+0x8 [calls]\n" +
+		"        0x7f00001000 [libc.so.6+0x27000]\n" +
+		"        \"jit\\x1b[31m\"+0x0\n" + // quoted: no raw control bytes
+		"        0x5678\n"
+	if body != want {
+		t.Errorf("view:\n%q\nwant:\n%q", body, want)
 	}
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
+	"github.com/sdtkit/sdtkit/pkg/stacks"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
+)
+
+// stackCounts is --folded and --pprof: the events counted by their
+// sdtattach --ustack stack.
+type stackCounts struct {
+	folded  bool   // write folded stacks to the output
+	pprof   string // write a pprof profile to this file, when not ""
+	set     stacks.Set
+	frames  []symbolize.Frame
+	without uint64 // events with no stack
+}
+
+func (s *stackCounts) event(e *ndjson.Event) {
+	if e.UStack == nil {
+		s.without++
+		return
+	}
+	s.frames = s.frames[:0]
+	for _, f := range e.UStack {
+		s.frames = append(s.frames, symbolize.Frame(f))
+	}
+	s.set.Add(s.frames, 1)
+}
+
+func (s *stackCounts) report(w io.Writer) error {
+	if s.folded {
+		if err := s.set.WriteFolded(w); err != nil {
+			return err
+		}
+	}
+	if s.pprof == "" {
+		return nil
+	}
+	f, err := os.Create(s.pprof)
+	if err != nil {
+		return fmt.Errorf("--pprof: %w", err)
+	}
+	if err := s.set.WritePprof(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--pprof %s: %w", s.pprof, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--pprof: %w", err)
+	}
+	return nil
+}
+
+func (s *stackCounts) warnings() []string {
+	if s.without == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d events carry no stack (sdtattach --ustack takes them): the stacks leave them out", s.without)}
+}
