@@ -226,7 +226,8 @@ uprobe_events file takes (package pkg/tracefs documents the translation):
 as perf names USDT events: the group sdt_ and the provider, the event
 the probe's name, with _1, _2 and on for the second and later sites of
 a probe, each made of letters, digits and '_' only. OFFSET is the site's
-file offset, SEMAPHORE_OFFSET its semaphore's, which the kernel raises
+file offset (a pair's 1-byte nop, as insn says), SEMAPHORE_OFFSET its
+semaphore's, which the kernel raises
 as a reference counter while the event is enabled. Each argument the
 note gives is fetched as its operand says (registers, by the names the
 kernel of the file's machine gives them, memory at a register, globals
