@@ -22,7 +22,10 @@ import (
 // instead: the 1-byte nop, where its note points, then a long nop that a
 // tracer may attach to instead where the kernel makes that safe.
 // sdtkit's tracers attach at the note's pc, the 1-byte nop of a pair,
-// which the kernel traps on, touching nothing of the process's stack.
+// which the kernel traps on, touching nothing of the process's stack: no
+// kernel is known to optimize a uprobe on the long nop of a pair without
+// writing below the stack pointer (Linux 6.18 optimizes the 5-byte nop,
+// and so writes there, and leaves the 10-byte one a breakpoint).
 type Insn uint8
 
 const (
