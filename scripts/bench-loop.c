@@ -7,8 +7,13 @@
  * fires bench:begin(i) then bench:end(i) instead, a pair for latencies
  * (scripts/bench-agg); with "str", bench:str(i, s), s a string literal
  * (scripts/bench-stream --base); with "threads T", bench:hit N times in
- * each of T threads at once, the many producers of scripts/bench-stream,
- * and the time printed is from their common start to the last one's end.
+ * each of T threads at once, the many producers of scripts/bench-stream.
+ * The output is one line: the iterations (of every thread), the
+ * nanoseconds the loop took (from the threads' common start to the last
+ * one's end), those per iteration, and the nanoseconds of CPU time spent
+ * per iteration, in user space and in the kernel handling its probes, by
+ * the thread (by the process with threads) (scripts/bench-site): unlike
+ * the first, unaffected by the other work of a busy machine.
  *
  * usage: bench-loop N [pairs | str | threads T]
  */
@@ -38,7 +43,8 @@ int main(int argc, char **argv)
 	int str = argc > 2 && strcmp(argv[2], "str") == 0; /* bench:str instead */
 	int threads = argc > 3 && strcmp(argv[2], "threads") == 0 ? atoi(argv[3]) : 0;
 	int pairs = argc > 2 && !str && !threads; /* bench:begin and bench:end instead */
-	struct timespec t0, t1;
+	clockid_t cpuclock = threads ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
+	struct timespec t0, t1, c0, c1;
 	pthread_t tid[1024];
 
 	n = argc > 1 ? atol(argv[1]) : 1000000;
@@ -56,6 +62,7 @@ int main(int argc, char **argv)
 	}
 	raise(SIGSTOP);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(cpuclock, &c0);
 	if (threads) {
 		pthread_barrier_wait(&start);
 		for (int t = 0; t < threads; t++)
@@ -72,8 +79,10 @@ int main(int argc, char **argv)
 	else
 		for (long i = 0; i < n; i++)
 			DTRACE_PROBE3(bench, hit, i, i * 2, i * 3);
+	clock_gettime(cpuclock, &c1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
-	printf("%ld %.1f %.3f\n", n, ns, ns / n);
+	double cpu = (c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec);
+	printf("%ld %.1f %.3f %.3f\n", n, ns, ns / n, cpu / n);
 	return 0;
 }

@@ -48,7 +48,17 @@ past the end of the list are shown as the probe's note describes them: an
 integer of the note's size and sign.
 
 Every site of every matching probe is attached, with one uprobe_multi link
-per file (Linux 6.6) or one uprobe per site. The kernel raises the
+per file (Linux 6.6) or one uprobe per site, at the address its note
+gives (sdtlist's pc_offset). That is the 1-byte nop of libbpf's pairs,
+a 1-byte nop then a 5-byte or 10-byte one (sdtlist's insn nop+nop5 and
+nop+nop10), also where the kernel optimizes uprobes on the 5-byte nop:
+Linux 6.18 turns such a uprobe into a call, which writes below the
+stack pointer, over data that the code around the site may keep there
+(the x86-64 red zone); on the 1-byte nop the kernel traps, touching
+nothing of the process's memory. A site that is a 5-byte nop alone
+(insn nop5), as package sdt places its probes where the kernel
+optimizes them, is attached there: a probe's function keeps nothing
+below its stack pointer. The kernel raises the
 semaphore of an is-enabled probe while it is attached, in every process
 that maps the file, and lowers it when sdtattach exits, also when it is
 killed. Flags may come before or after the probes:

@@ -22,7 +22,7 @@ func (t *siteTable) write(s *ndjson.Site) {
 	if t.t == nil {
 		t.t = sitetable.New(t.w, s.PID != 0)
 	}
-	r := sitetable.Row{PID: s.PID, File: s.File, Provider: s.Provider, Name: s.Name, PC: s.PC, Semaphore: s.Semaphore, HasSemaphore: s.Semaphore != 0}
+	r := sitetable.Row{PID: s.PID, File: s.File, Provider: s.Provider, Name: s.Name, PC: s.PC, Semaphore: s.Semaphore, HasSemaphore: s.Semaphore != 0, Insn: s.Insn}
 	if s.PID != 0 {
 		r.PC, r.Semaphore = s.Addr, s.SemaphoreAddr
 		r.SemaphoreErr = s.SemaphoreValueError != "" || s.SemaphoreValue == nil

@@ -14,7 +14,7 @@ elfwriter's SemaphoreObject.
 
 Usage:
 
-	sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+	sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--insn INSN] [--manifest FILE] [--corrupt KIND] SPEC.d
 	sdtgen -h [-o FILE.h] SPEC.d
 	sdtgen -G -o FILE.o SPEC.d
 	sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
@@ -79,6 +79,19 @@ The flags are:
 		1048576 sites over all its probes: more is an error before
 		anything is written (a program of a million sites takes about
 		1.5 GB to write, and sdtattach attaches no more).
+	--insn INSN
+		Place every site on INSN (default nop), as sdtlist names it:
+			nop        the machine's nop, as sys/sdt.h places it
+			nop5       x86-64's 5-byte nop 0f 1f 44 00 00, as package
+			           sdt places it where the kernel optimizes uprobes
+			           on it: Linux 6.18 turns a uprobe there into a
+			           call, which writes below the stack pointer; the
+			           programs keep nothing there
+			nop+nop5   the 1-byte nop, then the 5-byte nop
+			nop+nop10  the 1-byte nop, then the 10-byte nop 66 2e 0f 1f
+			           84 00 00 00 00 00: the pairs of libbpf's usdt.h,
+			           whose notes point at the 1-byte nop
+		The long nops are x86-64's: with --arch amd64 only.
 	--manifest FILE
 		Write a JSON description of the program to FILE, as it is
 		before --corrupt.
@@ -199,6 +212,7 @@ The manifest is one JSON object, on one line, with these fields:
 	machine        "x86-64", "aarch64", "i386" or "s390x"
 	stapsdt_base   address of .stapsdt.base
 	semaphores     whether --semaphores was given
+	insn           the sites' instruction, as --insn names it
 	value_rule     the value rule above, in words
 	probes         one object per probe, in file order
 	functions      of a shared object, one object per exported function:

@@ -12,9 +12,10 @@ import (
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 	"github.com/sdtkit/sdtkit/pkg/fixture"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
-const usageText = `usage: sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--manifest FILE] [--corrupt KIND] SPEC.d
+const usageText = `usage: sdtgen -o PROG [--pie | --shared] [--arch ARCH] [--semaphores] [--forms LIST] [--sites N] [--insn INSN] [--manifest FILE] [--corrupt KIND] SPEC.d
        sdtgen -h [-o FILE.h] SPEC.d
        sdtgen -G -o FILE.o SPEC.d
        sdtgen -h|-G [-C [-IDIR] [-DNAME[=VALUE]]] -s SPEC.d [-o FILE] [OBJ...]
@@ -60,7 +61,7 @@ type config struct {
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	var pie, shared, header, object, cpp bool
-	var corrupt, spec string
+	var corrupt, spec, insn string
 	forms, archName := "reg", "amd64"
 	fs := cli.FlagSet("sdtgen", usageText, stderr)
 	fs.BoolVar(&header, "h", false, "write a C header of probe macros (to -o FILE.h or standard output)")
@@ -74,6 +75,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.opts.Semaphores, "semaphores", false, "give every probe a semaphore; fire and report only enabled probes")
 	fs.StringVar(&forms, "forms", forms, "place arguments in the operand forms of `LIST` in turn (reg,mem,sib,rip,imm,float)")
 	fs.IntVar(&c.opts.Sites, "sites", 1, "give each probe `N` sites (at most 1048576 sites in all)")
+	fs.StringVar(&insn, "insn", "nop", "place each site on `INSN`: nop, or with --arch amd64 nop5, nop+nop5 or nop+nop10")
 	fs.StringVar(&c.manifest, "manifest", "", "write the JSON manifest to `FILE`")
 	fs.StringVar(&corrupt, "corrupt", "", "write a defect of `KIND` into the notes: "+corruptionNames())
 	args, cppFlags := stapOptions(args)
@@ -144,6 +146,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--arch: unknown architecture %q, want one of %s", archName, strings.Join(fixture.Arches(), ", "))
 	}
 	c.opts.Arch = archName
+	if c.opts.Insn, err = stapsdt.ParseInsn(insn); err != nil || c.opts.Insn == stapsdt.InsnOther {
+		return usage("--insn: %q: want nop, nop5, nop+nop5 or nop+nop10", insn)
+	}
+	if c.opts.Insn != stapsdt.InsnNop && archName != "amd64" {
+		return usage("--insn %s: only with --arch amd64", insn)
+	}
 	switch {
 	case pie && shared:
 		return usage("--pie and --shared exclude each other")

@@ -72,6 +72,21 @@ places has one line per place, in note order) with these fields:
 	pc_offset         file offset of pc: where a uprobe attaches
 	semaphore_offset  file offset of the semaphore: a uprobe's
 	                  ref_ctr_offset; 0 when there is no semaphore
+	insn              the instruction at pc_offset in the file: "nop",
+	                  the machine's nop, as sys/sdt.h places it (one
+	                  byte on x86); "nop5", x86's 5-byte nop
+	                  0f 1f 44 00 00, which package sdt places where the
+	                  kernel optimizes uprobes on it (Linux 6.18 turns
+	                  such a uprobe into a call instead of a breakpoint
+	                  trap); "nop+nop5" and "nop+nop10", the 1-byte nop
+	                  followed by the 5-byte or the 10-byte nop (66 2e 0f
+	                  1f 84 00 00 00 00 00), the pairs of libbpf's usdt.h;
+	                  "other" for anything else. Absent where pc_error
+	                  is. sdtattach attaches at pc_offset, the 1-byte nop
+	                  of a pair: on Linux 6.18 a uprobe on the long nop
+	                  is made a call that writes below the stack pointer,
+	                  over data the code around it may keep there (the
+	                  x86-64 red zone)
 	note_pc,          pc and semaphore as stored in the note, present only
 	note_semaphore    when they differ from the adjusted values (prelink)
 	pc_error,         why pc_offset or semaphore_offset is not usable
@@ -168,9 +183,10 @@ probe, and its line says so:
 
 Numbers are JSON numbers in decimal. The -t table shows the same sites with
 addresses in hexadecimal and arguments as TYPE@LOCATION (s32@-20(%rbp),
-u64@%rax, ?@RAW for one that cannot be decoded); its ARMED column reads
-yes, no, orphan, or ? when the state could not be read, and the loader's
-_dl_debug_state has - as PROVIDER. A file, provider, name or
+u64@%rax, ?@RAW for one that cannot be decoded); its INSN column is insn,
+or - when not known; its ARMED column reads yes, no, orphan, or ? when
+the state could not be read, and the loader's _dl_debug_state has - as
+PROVIDER. A file, provider, name or
 argument that is empty or holds blanks, quotes, backslashes, control
 bytes, invalid UTF-8 or other unprintable characters is quoted as in Go,
 with those as escapes ("\x1b[31mp"), so that what a file names its probes
@@ -210,7 +226,8 @@ uprobe_events file takes (package pkg/tracefs documents the translation):
 as perf names USDT events: the group sdt_ and the provider, the event
 the probe's name, with _1, _2 and on for the second and later sites of
 a probe, each made of letters, digits and '_' only. OFFSET is the site's
-file offset, SEMAPHORE_OFFSET its semaphore's, which the kernel raises
+file offset (a pair's 1-byte nop, as insn says), SEMAPHORE_OFFSET its
+semaphore's, which the kernel raises
 as a reference counter while the event is enabled. Each argument the
 note gives is fetched as its operand says (registers, by the names the
 kernel of the file's machine gives them, memory at a register, globals

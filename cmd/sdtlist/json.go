@@ -40,7 +40,7 @@ func (e *siteEncoder) append(b []byte, s *site) []byte {
 	t := ndjson.Site{
 		File: s.file, Provider: p.Provider, Name: p.Name,
 		PC: p.PC, Base: p.Base, Semaphore: p.Semaphore, Args: p.Args,
-		PCOffset: p.PCOffset, SemaphoreOffset: p.SemaphoreOffset,
+		PCOffset: p.PCOffset, SemaphoreOffset: p.SemaphoreOffset, Insn: p.Insn.String(),
 		NotePC: p.NotePC, NoteSemaphore: p.NoteSemaphore,
 		PCError: errorText(p.PCOffsetErr), SemaphoreError: errorText(p.SemaphoreOffsetErr),
 		Argv: argv,

@@ -17,7 +17,7 @@ func newTable(w io.Writer, live bool) *table { return &table{t: sitetable.New(w,
 
 func (t *table) write(s *site) error {
 	p := s.probe
-	r := sitetable.Row{File: s.file, Provider: p.Provider, Name: p.Name, PC: p.PC, Semaphore: p.Semaphore, HasSemaphore: p.HasSemaphore()}
+	r := sitetable.Row{File: s.file, Provider: p.Provider, Name: p.Name, PC: p.PC, Semaphore: p.Semaphore, HasSemaphore: p.HasSemaphore(), Insn: p.Insn.String()}
 	if l := s.live; l != nil {
 		// Run-time addresses, 0 where not known.
 		r.PID, r.PC, r.Semaphore = l.Object.Pid, l.Addr, 0

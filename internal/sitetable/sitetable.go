@@ -24,7 +24,8 @@ type Row struct {
 	SemaphoreValue         uint64
 	SemaphoreErr, ArmedErr bool // could not be read
 	Armed                  bool
-	Orphaned               bool // armed, and no uprobe owns the breakpoint
+	Orphaned               bool   // armed, and no uprobe owns the breakpoint
+	Insn                   string // the site's instruction in the file; "" when not known
 	Args                   []Arg
 }
 
@@ -39,7 +40,7 @@ type Arg struct {
 // A Table writes Rows. Columns are aligned over the whole output, so rows
 // are kept until Flush. Its columns are those of a file's sites, or with
 // live set those of a process's: PID, run-time address, semaphore value,
-// armed.
+// armed. The site's instruction comes before the arguments in both.
 type Table struct {
 	tw   *tabwriter.Writer
 	live bool
@@ -56,9 +57,9 @@ func (t *Table) Write(r *Row) error {
 	var b strings.Builder
 	if t.rows == 0 {
 		if t.live {
-			b.WriteString("PID\tFILE\tPROVIDER\tNAME\tADDR\tSEMAPHORE\tVALUE\tARMED\tARGS\n")
+			b.WriteString("PID\tFILE\tPROVIDER\tNAME\tADDR\tSEMAPHORE\tVALUE\tARMED\tINSN\tARGS\n")
 		} else {
-			b.WriteString("FILE\tPROVIDER\tNAME\tPC\tSEMAPHORE\tARGS\n")
+			b.WriteString("FILE\tPROVIDER\tNAME\tPC\tSEMAPHORE\tINSN\tARGS\n")
 		}
 	}
 	t.rows++
@@ -85,6 +86,11 @@ func (t *Table) Write(r *Row) error {
 		default:
 			b.WriteString("no\t")
 		}
+	}
+	if r.Insn == "" {
+		b.WriteString("-\t")
+	} else {
+		b.WriteString(termtext.String(r.Insn) + "\t")
 	}
 	for i, a := range r.Args {
 		if i > 0 {

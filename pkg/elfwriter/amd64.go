@@ -264,6 +264,25 @@ func (a *AMD64) Ret() { a.emit(0xc3) }
 // Nop emits nop, the instruction of a probe site, and returns its Label.
 func (a *AMD64) Nop() Label { return a.f.Nop() }
 
+// Nop5 emits the 5-byte nop 0f 1f 44 00 00 (nopl 0x0(%rax,%rax,1)) and
+// returns its Label: the probe site on which Linux 6.18 turns a uprobe
+// into a call instead of a breakpoint trap (see package stapsdt's Insn
+// for where that is safe).
+func (a *AMD64) Nop5() Label {
+	l := a.f.Here("")
+	a.emit(0x0f, 0x1f, 0x44, 0x00, 0x00)
+	return l
+}
+
+// Nop10 emits the 10-byte nop 66 2e 0f 1f 84 00 00 00 00 00
+// (cs nopw 0x0(%rax,%rax,1)) and returns its Label: the second half of
+// the probe site libbpf's usdt.h emits.
+func (a *AMD64) Nop10() Label {
+	l := a.f.Here("")
+	a.emit(0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00)
+	return l
+}
+
 // Push emits push %r.
 func (a *AMD64) Push(r AMD64Reg) {
 	if r >= R8 {

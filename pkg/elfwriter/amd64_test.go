@@ -64,6 +64,8 @@ func TestEncode(t *testing.T) {
 		{"pop %rbp", func(f *File) { f.AMD64().Pop(RBP) }, []byte{0x5d}},
 		{"pop %r12", func(f *File) { f.AMD64().Pop(R12) }, []byte{0x41, 0x5c}},
 		{"nop", func(f *File) { f.AMD64().Nop() }, []byte{0x90}},
+		{"nopl 0x0(%rax,%rax,1)", func(f *File) { f.AMD64().Nop5() }, []byte{0x0f, 0x1f, 0x44, 0, 0}},
+		{"cs nopw 0x0(%rax,%rax,1)", func(f *File) { f.AMD64().Nop10() }, []byte{0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0}},
 		// RIP-relative operands before linking: the displacement is 0.
 		{"mov sym(%rip), %r13", func(f *File) { f.AMD64().LoadRIP(R13, 1, 0) }, []byte{0x4c, 0x8b, 0x2d, 0, 0, 0, 0}},
 		{"cmpw $0, sym(%rip)", func(f *File) { f.AMD64().CmpwRIPZero(1) }, []byte{0x66, 0x83, 0x3d, 0, 0, 0, 0, 0}},

@@ -57,6 +57,10 @@
 //	args              the raw argument string of the note
 //	pc_offset         file offset of pc: where a uprobe attaches
 //	semaphore_offset  file offset of the semaphore, 0 without one
+//	insn              the site's instruction in the file (Insn): "nop",
+//	                  "nop5", "nop+nop5", "nop+nop10" or "other", as
+//	                  package stapsdt names them; absent when it was not
+//	                  read (pc_error)
 //	note_pc,          pc and semaphore as stored in the note, only when
 //	note_semaphore    they differ from the adjusted values (NotePC and
 //	                  NoteSemaphore are then equal to PC and Semaphore)

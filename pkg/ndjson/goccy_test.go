@@ -159,6 +159,7 @@ type goccySite struct {
 	Args            string     `json:"args"`
 	PCOffset        uint64     `json:"pc_offset"`
 	SemaphoreOffset uint64     `json:"semaphore_offset"`
+	Insn            string     `json:"insn,omitempty"`
 	NotePC          *uint64    `json:"note_pc,omitempty"`
 	NoteSemaphore   *uint64    `json:"note_semaphore,omitempty"`
 	PCError         string     `json:"pc_error,omitempty"`
@@ -238,7 +239,7 @@ func toGoccySite(g *goccySite, s *Site) {
 	}
 	*g = goccySite{File: s.File, Provider: s.Provider, Name: s.Name, PC: s.PC, Base: s.Base,
 		Semaphore: s.Semaphore, Args: s.Args, PCOffset: s.PCOffset, SemaphoreOffset: s.SemaphoreOffset,
-		PCError: s.PCError, SemaphoreError: s.SemaphoreError, Argv: argv}
+		Insn: s.Insn, PCError: s.PCError, SemaphoreError: s.SemaphoreError, Argv: argv}
 	if s.NotePC != s.PC || s.NoteSemaphore != s.Semaphore {
 		g.NotePC, g.NoteSemaphore = &s.NotePC, &s.NoteSemaphore
 	}

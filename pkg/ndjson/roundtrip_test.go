@@ -200,9 +200,9 @@ func sites() []Site {
 	zero := uint64(0)
 	return []Site{
 		{File: "/usr/bin/demo", Provider: "demo", Name: "tick", PC: 0x401136, Base: 0x402004, Args: "-4@%edx 8@-24(%rbp)",
-			PCOffset: 0x1136, NotePC: 0x401136, Argv: argv[:2]},
+			PCOffset: 0x1136, Insn: "nop", NotePC: 0x401136, Argv: argv[:2]},
 		{File: "a \"b\"\\\x1b\u2028\xff.so", Provider: "p<&>", Name: "n", PC: 1, Base: 2, Semaphore: 0x4010, Args: "many",
-			PCOffset: 3, SemaphoreOffset: 0x10, NotePC: 7, NoteSemaphore: 0x4010, Argv: argv},
+			PCOffset: 3, SemaphoreOffset: 0x10, Insn: "nop+nop10", NotePC: 7, NoteSemaphore: 0x4010, Argv: argv},
 		{File: "x.o", Provider: "p", Name: "n", PC: 5, NotePC: 5, Semaphore: 7, NoteSemaphore: 9, Args: "", Argv: []SiteArg{},
 			PCError: "relocatable object", SemaphoreError: "semaphore at 0x7 is not 2-byte aligned"},
 		// sdtlist -p: the states a site can be in.

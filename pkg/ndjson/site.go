@@ -19,6 +19,7 @@ type Site struct {
 	Args            string    `json:"args"`
 	PCOffset        uint64    `json:"pc_offset"`
 	SemaphoreOffset uint64    `json:"semaphore_offset"`
+	Insn            string    `json:"insn"`           // "" when not known
 	NotePC          uint64    `json:"note_pc"`        // = PC unless adjusted
 	NoteSemaphore   uint64    `json:"note_semaphore"` // = Semaphore unless adjusted
 	PCError         string    `json:"pc_error"`
@@ -139,6 +140,9 @@ func appendSiteHead(b []byte, s *Site) []byte {
 	b = appendString(b, "args", s.Args)
 	b = appendUint(b, "pc_offset", s.PCOffset)
 	b = appendUint(b, "semaphore_offset", s.SemaphoreOffset)
+	if s.Insn != "" {
+		b = appendString(b, "insn", s.Insn)
+	}
 	if s.NotePC != s.PC || s.NoteSemaphore != s.Semaphore {
 		b = appendUint(b, "note_pc", s.NotePC)
 		b = appendUint(b, "note_semaphore", s.NoteSemaphore)

@@ -79,6 +79,8 @@ func (s *scanner) site(st *Site) error {
 			st.PCOffset, err = s.uint("pc_offset")
 		case "semaphore_offset":
 			st.SemaphoreOffset, err = s.uint("semaphore_offset")
+		case "insn":
+			st.Insn, err = s.stringField("insn")
 		case "note_pc":
 			st.NotePC, err = s.uint("note_pc")
 			notePC = true

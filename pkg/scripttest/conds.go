@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,21 @@ func Tracefs() script.Cond {
 func Died() script.Cond {
 	return script.Condition("the kernel has oopsed since boot (taint flag D): making uprobes may hang", func(*script.State) (bool, error) {
 		return testenv.KernelDied() != "", nil
+	})
+}
+
+// Nop5Optimized reports whether the kernel turns a uprobe on x86-64's
+// 5-byte nop into a call through its trampoline once hit, instead of
+// trapping: whether it has the uprobe system call (Linux 6.18), which
+// fails with ENXIO when called from anywhere but that trampoline.
+func Nop5Optimized() script.Cond {
+	return script.OnceCondition("x86-64 and the kernel optimizes uprobes on the 5-byte nop (the uprobe system call, Linux 6.18)", func() (bool, error) {
+		if runtime.GOARCH != "amd64" {
+			return false, nil
+		}
+		const sysUprobe = 336
+		_, _, errno := unix.RawSyscall(sysUprobe, 0, 0, 0)
+		return errno == unix.ENXIO, nil
 	})
 }
 

@@ -8,7 +8,13 @@
 // arguments go to DI, SI, DX, CX, R8, R9, R10, R11, BX, R12, R13 and AX,
 // AX last as it holds regs until then, and the function is called
 // through its address, kept in the frame.
-TEXT ·call(SB), NOSPLIT, $8-16
+//
+// The frame holds 32 bytes more than it uses, so that the linker's count
+// of what this NOSPLIT function may take of the stack includes what the
+// kernel pushes below the probe function's stack pointer when it has
+// turned a uprobe on its 5-byte nop into a call to its trampoline: the
+// return address, then %rcx, %r11 and %rax (Linux 6.18).
+TEXT ·call(SB), NOSPLIT, $40-16
 	MOVQ fn+0(FP), AX
 	MOVQ AX, 0(SP)
 	MOVQ regs+8(FP), AX

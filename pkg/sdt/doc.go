@@ -13,15 +13,25 @@
 // through /proc/PID/map_files or /proc/PID/fd, where the descriptor stays
 // open while the provider is loaded.
 //
+// The nop is sys/sdt.h's 1-byte nop, or on x86-64, where the running
+// kernel optimizes uprobes on it (Linux 6.18, which has the uprobe system
+// call), the 5-byte nop 0f 1f 44 00 00: decided at Load. The kernel then
+// turns a uprobe on the site, once hit, into a call through a trampoline
+// of its own instead of a breakpoint trap at every hit, which halves what
+// a traced probe costs. That call pushes below the stack pointer, over
+// the red zone, which makes it unsafe in code at large (see package
+// stapsdt's Insn); a probe's function is a leaf with no locals, called
+// from a trampoline that keeps nothing there, so nothing is overwritten.
+//
 // Probe.Fire calls the probe's function through a small assembly
 // trampoline that loads the arguments into those registers; a string is
 // passed as a NUL-terminated copy that stays alive for the call. When a
-// tracer attaches, the kernel replaces the nop by a breakpoint and, if the
-// tracer uses the semaphore (sdtattach and bpftrace set ref_ctr_offset),
-// increments it. Probe.Enabled reports either: it loads the semaphore and
-// the first word of the function and compares them with their values when
-// untraced, with no allocation and no lock, so that the arguments of a
-// probe need only be computed while someone is listening:
+// tracer attaches, the kernel replaces the nop by a breakpoint (or by the
+// call) and, if the tracer uses the semaphore (sdtattach and bpftrace set
+// ref_ctr_offset), increments it. Probe.Enabled reports either: it loads
+// the semaphore and the first word of the function and compares them with
+// their values when untraced, with no allocation and no lock, so that the
+// arguments of a probe need only be computed while someone is listening:
 //
 //	if req.Enabled() {
 //		req.Fire(id, path)

@@ -38,6 +38,11 @@ func (p *Provider) reserve(size uintptr) (*space, error) {
 	return s, nil
 }
 
+// longNops reports whether Load places probes on the 5-byte nop: on
+// x86-64, where the kernel optimizes uprobes on it. A variable, so that
+// tests load both kinds.
+var longNops = func() bool { return host.longNop != nil && host.longNop() }
+
 // An object is a provider's object mapped into the process.
 type object struct {
 	img  *image
@@ -55,7 +60,7 @@ func pageRound(n uint64, page uintptr) uintptr {
 
 func (p *Provider) load() error {
 	page := uintptr(os.Getpagesize())
-	img, err := build(p.name, p.probes, host, uint64(page))
+	img, err := build(p.name, p.probes, host, uint64(page), longNops())
 	if err != nil {
 		return err
 	}

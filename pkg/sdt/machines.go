@@ -18,6 +18,7 @@ var amd64Machine = machine{
 	elf:        elf.EM_X86_64,
 	reg:        func(i, size int) string { return amd64Regs[i].Name(size) },
 	breakpoint: []byte{0xcc}, // int3
+	longNop:    kernelOptimizesNop5,
 }
 
 // The arm64 trampoline loads argument i into x<i>. gcc names the x

@@ -30,13 +30,29 @@ type machine struct {
 	// breakpoint is what the kernel writes over the nop of a probe a
 	// uprobe is attached to.
 	breakpoint []byte
+	// longNop, where not nil, reports whether probes are better placed
+	// on x86-64's 5-byte nop than on the 1-byte one: whether the running
+	// kernel turns a uprobe on it into a call.
+	longNop func() bool
 }
 
 // build writes the object of the provider name with probes for machine m,
 // with segments aligned to page bytes. Each probe is a global function
 // NAME_PROBE holding the probe's nop and a return, 16-byte aligned, with a
-// semaphore NAME_PROBE_semaphore at a 4-byte boundary.
-func build(name string, probes []*Probe, m machine, page uint64) (*image, error) {
+// semaphore NAME_PROBE_semaphore at a 4-byte boundary. The nop is x86-64's
+// 5-byte nop with long, which m must then have.
+//
+// The long nop is safe here, and not in code at large: a kernel that
+// optimizes a uprobe on it (Linux 6.18) replaces it with a call to a
+// trampoline of its own, which pushes the return address and three
+// registers below the stack pointer, where code may keep data in the
+// red zone without moving the pointer. A probe's function is a leaf with
+// no locals, called from the trampoline of package sdt, which keeps
+// nothing below its stack pointer either: what is written there is free.
+func build(name string, probes []*Probe, m machine, page uint64, long bool) (*image, error) {
+	if long && m.longNop == nil {
+		return nil, fmt.Errorf("no long nop on %v", m.elf)
+	}
 	f := elfwriter.NewFor(m.elf, elfwriter.Shared)
 	f.Soname = name
 	f.PageSize = page
@@ -46,7 +62,12 @@ func build(name string, probes []*Probe, m machine, page uint64) (*image, error)
 		sym := name + "_" + pr.name
 		ls[i].sema = f.SemaphoreAligned(sym+"_semaphore", 4)
 		ls[i].fn = f.Func(sym)
-		pc := f.Nop()
+		var pc elfwriter.Label
+		if long {
+			pc = f.AMD64().Nop5()
+		} else {
+			pc = f.Nop()
+		}
 		f.Ret()
 		f.End(ls[i].fn)
 		f.Align(16)

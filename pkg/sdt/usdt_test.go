@@ -57,7 +57,47 @@ func mapsOf(t *testing.T, file string) []string {
 	return lines
 }
 
-func TestLoadNotes(t *testing.T) {
+// eachNop runs test once with probes placed on the 1-byte nop and, on
+// amd64, once on the 5-byte nop, whatever the kernel.
+func eachNop(t *testing.T, test func(t *testing.T, want stapsdt.Insn)) {
+	saved := longNops
+	t.Cleanup(func() { longNops = saved })
+	t.Run("nop", func(t *testing.T) {
+		longNops = func() bool { return false }
+		test(t, stapsdt.InsnNop)
+	})
+	if host.longNop != nil {
+		t.Run("nop5", func(t *testing.T) {
+			longNops = func() bool { return true }
+			test(t, stapsdt.InsnNop5)
+		})
+	}
+}
+
+// TestLongNops checks that Load places probes on the 5-byte nop on amd64
+// exactly where the kernel has the uprobe system call.
+func TestLongNops(t *testing.T) {
+	p, _ := newLoaded(t, "tlong", map[string][]Type{"q": {Int64}})
+	f, err := stapsdt.Open(p.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stapsdt.InsnNop
+	if runtime.GOARCH == "amd64" {
+		_, _, errno := unix.RawSyscall(336, 0, 0, 0) // uprobe, since Linux 6.18
+		t.Logf("uprobe system call: %v", errno)
+		if errno == unix.ENXIO {
+			want = stapsdt.InsnNop5
+		}
+	}
+	if len(f.Sites) != 1 || f.Sites[0].Insn != want {
+		t.Fatalf("sites %+v, want one on %v", f.Sites, want)
+	}
+}
+
+func TestLoadNotes(t *testing.T) { eachNop(t, testLoadNotes) }
+
+func testLoadNotes(t *testing.T, insn stapsdt.Insn) {
 	p, probes := newLoaded(t, "tprov", map[string][]Type{
 		"request": {Int64, String, Int32},
 		"bytes":   {Int8, Uint8, Int16, Uint16},
@@ -80,8 +120,8 @@ func TestLoadNotes(t *testing.T) {
 		"none":    "",
 	}
 	for _, sp := range f.Sites {
-		if sp.Provider != "tprov" || sp.Args != want[sp.Name] {
-			t.Errorf("probe %s:%s args %q, want tprov:%s %q", sp.Provider, sp.Name, sp.Args, sp.Name, want[sp.Name])
+		if sp.Provider != "tprov" || sp.Args != want[sp.Name] || sp.Insn != insn {
+			t.Errorf("probe %s:%s args %q on %v, want tprov:%s %q on %v", sp.Provider, sp.Name, sp.Args, sp.Insn, sp.Name, want[sp.Name], insn)
 		}
 		st := probes[sp.Name].st.Load()
 		if uintptr(unsafe.Pointer(st.stub))-uintptr(sp.PCOffset) != uintptr(unsafe.Pointer(st.sema))-uintptr(sp.SemaphoreOffset) {
@@ -104,7 +144,9 @@ func poke(t *testing.T, ptr unsafe.Pointer, b []byte) {
 	}
 }
 
-func TestEnabled(t *testing.T) {
+func TestEnabled(t *testing.T) { eachNop(t, testEnabled) }
+
+func testEnabled(t *testing.T, insn stapsdt.Insn) {
 	_, probes := newLoaded(t, "tenabled", map[string][]Type{"a": {Int64}, "b": {Int64}})
 	a, b := probes["a"], probes["b"]
 	if a.Enabled() || b.Enabled() {
@@ -132,6 +174,18 @@ func TestEnabled(t *testing.T) {
 	poke(t, stub, orig)
 	if a.Enabled() {
 		t.Error("enabled after the nop was restored")
+	}
+	if insn != stapsdt.InsnNop5 {
+		return
+	}
+	// The kernel turns a 5-byte nop it optimizes into a call.
+	poke(t, stub, []byte{0xe8, 0x10, 0x20, 0x30, 0x40})
+	if !a.Enabled() || b.Enabled() {
+		t.Errorf("call in a: a %v b %v, want true false", a.Enabled(), b.Enabled())
+	}
+	poke(t, stub, []byte{0x0f, 0x1f, 0x44, 0x00, 0x00})
+	if a.Enabled() {
+		t.Error("enabled after the nop5 was restored")
 	}
 }
 
@@ -343,12 +397,15 @@ func TestBuildMachines(t *testing.T) {
 	for _, m := range []struct {
 		name string
 		m    machine
+		long bool
 		args string
+		insn stapsdt.Insn
 	}{
-		{"amd64", amd64Machine, "-1@%dil 2@%si -4@%edx 8@%rcx 8@%r8"},
-		{"arm64", arm64Machine, "-1@x0 2@x1 -4@x2 8@x3 8@x4"},
+		{"amd64", amd64Machine, false, "-1@%dil 2@%si -4@%edx 8@%rcx 8@%r8", stapsdt.InsnNop},
+		{"amd64 nop5", amd64Machine, true, "-1@%dil 2@%si -4@%edx 8@%rcx 8@%r8", stapsdt.InsnNop5},
+		{"arm64", arm64Machine, false, "-1@x0 2@x1 -4@x2 8@x3 8@x4", stapsdt.InsnNop},
 	} {
-		img, err := build("cross", []*Probe{pr}, m.m, 0x10000)
+		img, err := build("cross", []*Probe{pr}, m.m, 0x10000, m.long)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,8 +413,8 @@ func TestBuildMachines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(f.Sites) != 1 || f.Sites[0].Args != m.args || f.Machine != m.m.elf {
-			t.Errorf("%s: probes %+v, want one with %q", m.name, f.Sites, m.args)
+		if len(f.Sites) != 1 || f.Sites[0].Args != m.args || f.Machine != m.m.elf || f.Sites[0].Insn != m.insn {
+			t.Errorf("%s: probes %+v, want one with %q on %v", m.name, f.Sites, m.args, m.insn)
 		}
 		if img.rw.off%0x10000 != 0 || img.sites[0].sema%4 != 0 || img.sites[0].fn%16 != 0 {
 			t.Errorf("%s: data at %#x, semaphore at %#x, function at %#x: misaligned", m.name, img.rw.off, img.sites[0].sema, img.sites[0].fn)
@@ -365,6 +422,9 @@ func TestBuildMachines(t *testing.T) {
 		if m.name == "arm64" && binary.LittleEndian.Uint32(img.bytes[img.sites[0].fn:]) != 0xd503201f {
 			t.Errorf("arm64: no nop at the function")
 		}
+	}
+	if _, err := build("cross", []*Probe{pr}, arm64Machine, 0x10000, true); err == nil {
+		t.Error("arm64 with a long nop: no error")
 	}
 }
 

@@ -14,9 +14,13 @@
 // PT_LOAD segments, which is what a uprobe and its reference counter
 // (ref_ctr_offset) are attached by.
 //
-// Only the ELF headers, the note sections and their relocations are read,
-// so listing the probes of a large runtime costs little more than reading
-// its notes. A file without section headers (removed by strip
+// Each site's instruction is read too (Site.Insn): the 1-byte nop of
+// sys/sdt.h, x86's 5-byte nop, or one of libbpf's pairs of the two, which
+// tell what a uprobe there costs and what it may touch (see Insn).
+//
+// Only the ELF headers, the note sections and their relocations, and the
+// code around the sites are read, so listing the probes of a large
+// runtime costs little more than reading its notes. A file without section headers (removed by strip
 // --strip-section-headers or sstrip) has its stapsdt notes read from its
 // PT_NOTE segments instead, as readelf -n does; the notes of other owners
 // found there are passed over.

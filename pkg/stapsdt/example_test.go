@@ -1,6 +1,7 @@
 package stapsdt_test
 
 import (
+	"debug/elf"
 	"fmt"
 	"log"
 
@@ -55,4 +56,22 @@ func ExampleFiles() {
 	// testdata/demo: demo:start at file offset 0x10a8
 	// testdata/demo: demo:tick at file offset 0x10c0
 	// testdata/demo: demo:tick at file offset 0x10fe
+}
+
+func ExampleClassifyInsn() {
+	for _, b := range [][]byte{
+		{0x90, 0xc3},                         // sys/sdt.h
+		{0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3}, // package sdt, where the kernel optimizes it
+		{0x90, 0x0f, 0x1f, 0x44, 0x00, 0x00}, // libbpf's usdt.h, early 2026
+		{0x90, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc3}, // libbpf's usdt.h since
+		{0xcc, 0x1f, 0x44, 0x00, 0x00},                                           // a breakpoint, read from a process
+	} {
+		fmt.Println(stapsdt.ClassifyInsn(b, elf.EM_X86_64, elf.ELFDATA2LSB))
+	}
+	// Output:
+	// nop
+	// nop5
+	// nop+nop5
+	// nop+nop10
+	// other
 }

@@ -154,6 +154,7 @@ func newFile(r io.ReaderAt, size int64) (*File, error) {
 		// notes are found as the loader sees them, as readelf -n does.
 		nr.segments()
 	}
+	f.readInsns(r)
 	return f, nr.errs.err()
 }
 

@@ -36,6 +36,11 @@ type Site struct {
 	PCOffsetErr        error
 	SemaphoreOffsetErr error
 
+	// Insn is the instruction at PCOffset in the file; InsnUnknown
+	// when PCOffsetErr is set. A uprobe on the site attaches at
+	// PCOffset whatever it is: the 1-byte nop of a pair (see Insn).
+	Insn Insn
+
 	// NoteOffset is the file offset of the note, for diagnostics.
 	NoteOffset uint64
 }
