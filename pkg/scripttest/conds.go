@@ -1,6 +1,7 @@
 package scripttest
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -44,6 +45,55 @@ func M32() script.Cond {
 		cmd.Stdin = strings.NewReader("#include <sys/sdt.h>\nint main(void) { STAP_PROBE(p, q); return 0; }\n")
 		return cmd.Run() == nil, nil
 	})
+}
+
+// Run386 reports whether the kernel runs 32-bit x86 programs (IA32
+// emulation, which a kernel may have built in and still refuse, as with
+// ia32_emulation=0 or a hypervisor's guest kernel): it runs a tiny
+// static i386 program that exits with status 0.
+func Run386() script.Cond {
+	return script.OnceCondition("the kernel runs 32-bit x86 programs (IA32 emulation)", func() (bool, error) {
+		if runtime.GOARCH != "amd64" && runtime.GOARCH != "386" {
+			return false, nil
+		}
+		dir, err := os.MkdirTemp("", "sdtkit-386-")
+		if err != nil {
+			return false, err
+		}
+		defer os.RemoveAll(dir)
+		exe := filepath.Join(dir, "exit0")
+		if err := os.WriteFile(exe, tiny386(), 0o755); err != nil {
+			return false, err
+		}
+		return exec.Command(exe).Run() == nil, nil
+	})
+}
+
+// tiny386 returns a static ELF32 i386 executable of one segment whose
+// code is exit(0): mov $1,%eax; xor %ebx,%ebx; int $0x80.
+func tiny386() []byte {
+	const base, ehsize, phsize = 0x08048000, 52, 32
+	code := []byte{0xb8, 1, 0, 0, 0, 0x31, 0xdb, 0xcd, 0x80}
+	b := make([]byte, ehsize+phsize, ehsize+phsize+len(code))
+	le := binary.LittleEndian
+	copy(b, "\x7fELF\x01\x01\x01") // ELFCLASS32, little-endian, version 1
+	le.PutUint16(b[16:], 2)        // ET_EXEC
+	le.PutUint16(b[18:], 3)        // EM_386
+	le.PutUint32(b[20:], 1)        // EV_CURRENT
+	le.PutUint32(b[24:], base+ehsize+phsize)
+	le.PutUint32(b[28:], ehsize) // e_phoff
+	le.PutUint16(b[40:], ehsize)
+	le.PutUint16(b[42:], phsize)
+	le.PutUint16(b[44:], 1) // e_phnum
+	p := b[ehsize:]
+	le.PutUint32(p[0:], 1) // PT_LOAD
+	le.PutUint32(p[8:], base)
+	le.PutUint32(p[12:], base)
+	le.PutUint32(p[16:], uint32(ehsize+phsize+len(code)))
+	le.PutUint32(p[20:], uint32(ehsize+phsize+len(code)))
+	le.PutUint32(p[24:], 5) // PF_R|PF_X
+	le.PutUint32(p[28:], 0x1000)
+	return append(b, code...)
 }
 
 // Tracefs reports whether uprobe events can be created through tracefs,

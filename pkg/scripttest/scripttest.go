@@ -31,6 +31,7 @@ func Conds() map[string]script.Cond {
 		"died":    Died(),
 		"kernel":  Kernel(),
 		"m32":     M32(),
+		"run386":  Run386(),
 		"nop5opt": Nop5Optimized(),
 		"probe":   Probe(),
 		"sdt.h":   SDTHeader(),
