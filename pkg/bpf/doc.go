@@ -255,7 +255,7 @@
 // With Options.UStack, each event carries the return addresses of the
 // traced thread's user stack, innermost first, starting at the probe:
 // the kernel's perf callchain code walks the frame pointers
-// (bpf_get_stack with BPF_F_USER_STACK) into the event, after its
+// (bpf_get_stack with BPF_F_USER_STACK) into the event, before its
 // strings. Code built without frame pointers, and a probe in a function
 // that sets up no frame (gcc -O2 gives none to a function that calls
 // nothing), give a stack that misses frames or ends early.

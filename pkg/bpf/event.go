@@ -65,6 +65,17 @@ func decodeEvent(b []byte, raw *usdtEvent, spec func(site uint32) *Spec, boot in
 		ev.Comm = string(comm)
 	}
 	ev.Site, ev.Probe = raw.SpecId, raw.ProbeId
+	// The user stack comes first in data, then the strings.
+	ev.Stack = ev.Stack[:0]
+	if n := int(raw.Nframes); n > 0 {
+		if 8*n > len(data) {
+			return fmt.Errorf("%w: %d bytes for a stack of %d frames", errShortEvent, len(b), n)
+		}
+		for i := range n {
+			ev.Stack = append(ev.Stack, *(*uint64)(unsafe.Pointer(&data[8*i])))
+		}
+		data = data[8*n:]
+	}
 	sp := spec(raw.SpecId)
 	n := min(int(raw.Nargs), MaxArgs)
 	ev.Args = ev.Args[:0]
@@ -93,18 +104,6 @@ func decodeEvent(b []byte, raw *usdtEvent, spec func(site uint32) *Spec, boot in
 			data = data[j+1:]
 		}
 		ev.Args = append(ev.Args, v)
-	}
-	ev.Stack = ev.Stack[:0]
-	if raw.Nframes > 0 {
-		// The stack follows the strings, 8-byte aligned.
-		at := (len(b) - eventHeaderSize - len(data) + 7) &^ 7
-		if at+8*int(raw.Nframes) > len(b)-eventHeaderSize {
-			return fmt.Errorf("%w: %d bytes for a stack of %d frames", errShortEvent, len(b), raw.Nframes)
-		}
-		st := b[eventHeaderSize+at:]
-		for i := range int(raw.Nframes) {
-			ev.Stack = append(ev.Stack, *(*uint64)(unsafe.Pointer(&st[8*i])))
-		}
 	}
 	return nil
 }

@@ -329,7 +329,7 @@ func TestStackDepthVerifier(t *testing.T) {
 		if err != nil {
 			t.Fatalf("LoadCollectionSpec(%s): %v", obj, err)
 		}
-		// Every part on: filters, arguments, latencies and their stats,
+		// Every part on: filters, arguments, stacks, latencies and their stats,
 		// a key of every word with every part an argument.
 		var kinds [MaxKeyParts]uint8
 		var offs, sizes [MaxKeyParts]uint16
@@ -339,7 +339,7 @@ func TestStackDepthVerifier(t *testing.T) {
 		for name, v := range map[string]any{
 			"filtering": uint8(1), "read_args": uint8(1), "mode": uint8(AggLatency), "pair_kind": uint8(PartArg),
 			"key_words": uint8(maxKeySize / 8), "nparts": uint8(MaxKeyParts),
-			"part_kind": kinds, "part_off": offs, "part_size": sizes,
+			"part_kind": kinds, "part_off": offs, "part_size": sizes, "ustack_max": uint32(MaxStack),
 		} {
 			if vs, ok := spec.Variables[name]; ok {
 				if err := vs.Set(v); err != nil {

@@ -32,7 +32,8 @@
 #define MAX_STR 256 /* space of a string: up to MAX_STR-2 bytes, NUL, and one to detect a cut */
 #define STR_SPACE (MAX_ARGS * MAX_STR)
 #define MAX_FRAMES 127 /* of a user stack: perf's default kernel.perf_event_max_stack */
-#define STR_MASK 4095 /* covers STR_SPACE */
+#define STACK_SPACE (MAX_FRAMES * 8)
+#define STR_MASK 4095 /* covers STACK_SPACE + STR_SPACE */
 #define HDR_SIZE __builtin_offsetof(struct event, data) /* an event without strings */
 
 struct event {
@@ -51,10 +52,10 @@ struct event {
 	char comm[16];
 	__u64 args[MAX_ARGS];
 	/*
-	 * Strings in argument order, NUL-terminated, then, 8-byte aligned,
-	 * the user stack: nframes addresses, innermost first.
+	 * The user stack, nframes addresses, innermost first, then the
+	 * strings in argument order, NUL-terminated.
 	 */
-	char data[STR_SPACE + 8 + MAX_FRAMES * 8]; /* 8: room to align the stack */
+	char data[STACK_SPACE + STR_SPACE];
 };
 
 struct {
@@ -145,7 +146,7 @@ __attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, _
 	__u32 cap = str_max;
 	long len;
 
-	if (!e || pos > STR_SPACE - MAX_STR)
+	if (!e || pos > STACK_SPACE + STR_SPACE - MAX_STR)
 		return 0;
 	if (cap > MAX_STR - 2)
 		cap = MAX_STR - 2;
@@ -171,6 +172,26 @@ __attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, _
 		return cap + 1;
 	}
 	return len;
+}
+
+/*
+ * take_stack puts the user stack at the start of e->data and returns
+ * the bytes it takes there. A function of its own, so that its locals
+ * take no room in handle's frame, which with the filter's on top fills
+ * the 512 bytes of BPF stack.
+ */
+static __attribute__((noinline)) __u32 take_stack(void *ctx, struct event *e)
+{
+	__u32 max = ustack_max;
+	long got;
+
+	if (max > MAX_FRAMES)
+		max = MAX_FRAMES;
+	got = bpf_get_stack(ctx, e->data, max * 8, BPF_F_USER_STACK);
+	if (got <= 0)
+		return 0;
+	e->nframes = got / 8;
+	return e->nframes * 8;
 }
 
 static __always_inline int handle(void *ctx)
@@ -204,6 +225,8 @@ static __always_inline int handle(void *ctx)
 		goto out;
 
 	fill_header(e, id, s);
+	if (ustack_max)
+		pos = take_stack(ctx, e);
 
 	for (int i = 0; i < MAX_ARGS; i++) {
 		struct arg *a = &s->args[i];
@@ -242,7 +265,7 @@ static __always_inline int handle(void *ctx)
 		}
 		e->strs |= 1 << i;
 		/*
-		 * The mask changes nothing, pos stays below STR_SPACE, but
+		 * The mask changes nothing, pos stays below the end of data, but
 		 * it widens what the verifier knows of pos to one range for
 		 * all paths, so that it checks the next argument once.
 		 */
@@ -250,20 +273,6 @@ static __always_inline int handle(void *ctx)
 	}
 
 	size = HDR_SIZE + pos;
-	if (ustack_max) {
-		__u32 at = (pos + 7) & ~7U, max = ustack_max;
-		long got;
-
-		if (max > MAX_FRAMES)
-			max = MAX_FRAMES;
-		if (at > STR_SPACE)
-			goto out;
-		got = bpf_get_stack(ctx, &e->data[at], max * 8, BPF_F_USER_STACK);
-		if (got > 0) {
-			e->nframes = got / 8;
-			size = HDR_SIZE + at + e->nframes * 8;
-		}
-	}
 	if (size > sizeof(*e))
 		goto out;
 	if (bpf_ringbuf_output(&events, e, size,

@@ -73,7 +73,7 @@ static __unused long (*bpf_get_ns_current_pid_tgid)(__u64 dev, __u64 ino, struct
 #define NREGS 21 /* struct pt_regs: 15 registers, orig_ax, ip, cs, flags, sp, ss */
 #define IP_OFF 128 /* ip follows 16 longs */
 #elif defined(__TARGET_ARCH_arm64)
-#define NREGS 34 /* struct user_pt_regs: regs[31], sp, pc, pstate */
+#define NREGS 33 /* struct user_pt_regs: regs[31], sp, pc; not pstate, which no operand names */
 #define IP_OFF 256
 #else
 #error "unsupported architecture: build with -target amd64 or arm64"

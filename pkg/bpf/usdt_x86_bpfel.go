@@ -43,7 +43,7 @@ type usdtEvent struct {
 	Pad     uint16
 	Comm    [16]int8
 	Args    [12]uint64
-	Data    [4096]int8
+	Data    [4088]int8
 }
 
 type usdtFilter struct {
