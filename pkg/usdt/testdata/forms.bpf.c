@@ -27,8 +27,7 @@ struct {
 	__uint(max_entries, 1 << 18);
 } hits SEC(".maps");
 
-SEC("usdt")
-int forms(struct pt_regs *ctx)
+static __always_inline int record(struct pt_regs *ctx)
 {
 	struct hit *h = bpf_ringbuf_reserve(&hits, sizeof(*h), 0);
 
@@ -48,6 +47,19 @@ int forms(struct pt_regs *ctx)
 	}
 	bpf_ringbuf_submit(h, 0);
 	return 0;
+}
+
+SEC("usdt")
+int forms(struct pt_regs *ctx)
+{
+	return record(ctx);
+}
+
+/* The same, for uprobe_multi links (Linux 6.6). */
+SEC("uprobe.multi")
+int forms_multi(struct pt_regs *ctx)
+{
+	return record(ctx);
 }
 
 /* BPF_USDT: the first two arguments, typed. */
