@@ -4,9 +4,14 @@
 /*
  * Counts the hits of a USDT probe by the string of its second argument,
  * as python's function__entry(file, function, line) passes the name of
- * the function. Written for libbpf's usdt.bpf.h; built against sdtkit's.
+ * the function. Written for libbpf's usdt.bpf.h, and built against
+ * sdtkit's by go generate (libbpf_test.go builds it against libbpf's
+ * too): bool and struct pt_regs, which libbpf's header wants, come from
+ * <stdbool.h> and <linux/ptrace.h> rather than a vmlinux.h.
  */
+#include <stdbool.h>
 #include <linux/bpf.h>
+#include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/usdt.bpf.h>
 
