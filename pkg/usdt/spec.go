@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
+	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 )
 
@@ -44,9 +45,11 @@ const (
 	flagBias   = 2
 )
 
-// newCSpec lays out s, with the attachment's cookie, as usdt.bpf.h reads
-// it. An argument past MaxArgs is left out, as with libbpf.
-func newCSpec(s *bpf.Spec, cookie uint64) cSpec {
+// newCSpec lays out s, the spec of args, with the attachment's cookie,
+// as usdt.bpf.h reads it. An argument past MaxArgs is left out, as with
+// libbpf; one that cannot be read keeps the size its note gives, for
+// bpf_usdt_arg_size.
+func newCSpec(s *bpf.Spec, args []argspec.Arg, cookie uint64) cSpec {
 	c := cSpec{Cookie: cookie, PC: s.PC(), IPOff: bpf.IPOffset, ArgCnt: int16(min(s.NumArgs(), MaxArgs))}
 	for i := range int(c.ArgCnt) {
 		l := s.Location(i)
@@ -58,6 +61,9 @@ func newCSpec(s *bpf.Spec, cookie uint64) cSpec {
 		}
 		if l.Bias {
 			a.Flags |= flagBias
+		}
+		if l.Kind == bpf.LocNone && i < len(args) && args[i].Size > 0 && args[i].Size <= 8 {
+			a.Size = uint8(args[i].Size)
 		}
 	}
 	return c

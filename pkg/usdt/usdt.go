@@ -169,7 +169,7 @@ func plan(sel *probe.Selection, cookie uint64, warn func(error)) ([]filePlan, in
 				ls.RefCtrOffset = note.SemaphoreOffset
 			}
 			fp.sites = append(fp.sites, ls)
-			fp.specs = append(fp.specs, newCSpec(&spec, cookie))
+			fp.specs = append(fp.specs, newCSpec(&spec, args, cookie))
 			n++
 		}
 	}

@@ -195,7 +195,19 @@ func testForms(t *testing.T, coll *ebpf.Collection, path string, m *fixture.Mani
 			t.Errorf("BPF_USDT(typed, int a, char *s) hit %d: a=%d s=%q, want %v %q", j, h.A, cstr(h.S[:]), want[0], want[1])
 		}
 	}
-	// The floating-point registers, and nothing else.
+	// The floating-point registers, and nothing else, and those read as
+	// -EOPNOTSUPP.
+	unread := 0
+	for _, h := range hits {
+		for _, e := range h.Err {
+			if e == eopnotsupp {
+				unread++
+			}
+		}
+	}
+	if (len(warned) == 0) != (unread == 0) {
+		t.Errorf("%d arguments warned of, %d read as -EOPNOTSUPP", len(warned), unread)
+	}
 	for _, w := range warned {
 		if !strings.Contains(w, "%xmm") {
 			t.Errorf("warned %s", w)
@@ -205,15 +217,15 @@ func testForms(t *testing.T, coll *ebpf.Collection, path string, m *fixture.Mani
 
 func checkArg(t *testing.T, what string, h *hit, i int, typ fixture.ArgType, want any) {
 	t.Helper()
+	if int(h.Size[i]) != typ.Size {
+		t.Errorf("%s: bpf_usdt_arg_size = %d, want %d", what, h.Size[i], typ.Size)
+	}
 	if h.Err[i] == eopnotsupp && typ.Float {
 		return // a floating-point register
 	}
 	if h.Err[i] != 0 {
 		t.Errorf("%s: bpf_usdt_arg = %d, want 0", what, h.Err[i])
 		return
-	}
-	if int(h.Size[i]) != typ.Size {
-		t.Errorf("%s: bpf_usdt_arg_size = %d, want %d", what, h.Size[i], typ.Size)
 	}
 	v := h.Val[i]
 	var got any
