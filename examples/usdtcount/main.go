@@ -16,13 +16,16 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/usdt"
@@ -43,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pid := fs.Int("p", 0, "count in this process only")
 	d := fs.Duration("d", 5*time.Second, "how long to count")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 3 {
-		return fmt.Errorf("usage: usdtcount [-p PID] [-d DURATION] PATH PROVIDER NAME")
+		return errors.New("usage: usdtcount [-p PID] [-d DURATION] PATH PROVIDER NAME")
 	}
 	var objs countObjects
 	if err := loadCountObjects(&objs, nil); err != nil {
@@ -56,23 +59,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer l.Close()
 	fmt.Fprintf(stderr, "usdtcount: counting at %d sites\n", l.Sites())
-	select {
-	case <-ctx.Done():
-	case <-time.After(*d):
-	}
-	type count struct {
-		n    uint64
-		name string
-	}
-	var top []count
+	ctx, cancel := context.WithTimeout(ctx, *d)
+	defer cancel()
+	<-ctx.Done()
+	counts := make(map[string]uint64)
 	var k countKey
 	var n uint64
 	for it := objs.Counts.Iterate(); it.Next(&k, &n); {
-		top = append(top, count{n, string(bytes.TrimRight(k.Name[:], "\x00"))})
+		counts[string(bytes.TrimRight(k.Name[:], "\x00"))] = n
 	}
-	slices.SortFunc(top, func(a, b count) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.name, b.name)) })
-	for _, c := range top[:min(len(top), 10)] {
-		fmt.Fprintf(stdout, "%d %s\n", c.n, c.name)
+	top := slices.SortedFunc(maps.Keys(counts), func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b)) })
+	for _, name := range top[:min(len(top), 10)] {
+		fmt.Fprintf(stdout, "%d %s\n", counts[name], name)
 	}
 	return nil
 }

@@ -115,25 +115,42 @@ func waitRestored(t *testing.T, pid int, path string, p *fixture.Probe, what str
 	}
 }
 
-// TestClose checks that a Link arms every site of its probe and raises
-// its semaphore in a running process, and that Close restores both
-// before it returns.
+// TestClose checks that a Link arms every site of its probes and raises
+// their semaphores in a running process, and that Close restores both
+// before it returns: for a probe of a file, of the objects a process
+// maps, and for probes named by a glob.
 func TestClose(t *testing.T) {
 	coll := loadForms(t)
 	cmd, path, m := running(t)
-	q := &m.Probes[0]
-	l, err := usdt.Attach(coll.Programs["forms"], path, "p", "q", &usdt.Options{PID: cmd.Process.Pid})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if armed, sema := patched(t, cmd.Process.Pid, path, q); armed != 3 || sema < 1 {
-		t.Errorf("attached: %d sites armed, semaphore %d, want 3 and at least 1 (one per uprobe)", armed, sema)
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if armed, sema := patched(t, cmd.Process.Pid, path, q); armed != 0 || sema != 0 {
-		t.Errorf("closed: %d sites armed, semaphore %d, want 0 and 0", armed, sema)
+	pid := cmd.Process.Pid
+	for _, tt := range []struct {
+		path, name string
+		want       []*fixture.Probe
+	}{
+		{path, "q", []*fixture.Probe{&m.Probes[0]}},
+		{"", "q", []*fixture.Probe{&m.Probes[0]}},
+		{path, "{q,r}", []*fixture.Probe{&m.Probes[0], &m.Probes[1]}},
+	} {
+		l, err := usdt.Attach(coll.Programs["forms"], tt.path, "p", tt.name, &usdt.Options{PID: pid})
+		if err != nil {
+			t.Fatalf("Attach(%q, p:%s) = %v", tt.path, tt.name, err)
+		}
+		if l.Sites() != 3*len(tt.want) {
+			t.Errorf("Attach(%q, p:%s).Sites() = %d, want %d", tt.path, tt.name, l.Sites(), 3*len(tt.want))
+		}
+		for _, p := range tt.want {
+			if armed, sema := patched(t, pid, path, p); armed != 3 || sema < 1 {
+				t.Errorf("Attach(%q, p:%s): p:%s has %d sites armed, semaphore %d, want 3 and at least 1 (one per uprobe)", tt.path, tt.name, p.Name, armed, sema)
+			}
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range tt.want {
+			if armed, sema := patched(t, pid, path, p); armed != 0 || sema != 0 {
+				t.Errorf("Attach(%q, p:%s) closed: p:%s has %d sites armed, semaphore %d, want 0 and 0", tt.path, tt.name, p.Name, armed, sema)
+			}
+		}
 	}
 }
 
