@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer objs.Close()
-	l, err := usdt.Attach(objs.Count, fs.Arg(0), fs.Arg(1), fs.Arg(2), &usdt.Options{PID: *pid})
+	l, err := usdt.Attach(objs.Count, fs.Arg(0), fs.Arg(1), fs.Arg(2), &usdt.Options{PID: *pid, Specs: objs.SdtUsdtSpecs})
 	if err != nil {
 		return err
 	}

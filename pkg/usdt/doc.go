@@ -30,11 +30,15 @@
 // The Go side is one call, in the shape of libbpf's
 // bpf_program__attach_usdt(prog, pid, path, provider, name, opts):
 //
-//	l, err := usdt.Attach(objs.Handler, "/usr/bin/python3", "python", "function__entry", &usdt.Options{Cookie: 1})
+//	l, err := usdt.Attach(objs.Handler, "/usr/bin/python3", "python", "function__entry",
+//		&usdt.Options{Cookie: 1, Specs: objs.SdtUsdtSpecs})
 //	...
 //	defer l.Close()
 //
-// Attach reads the probe's notes, decodes each site's arguments with
+// Options.Specs is the map of specs of the program's collection (SpecMap;
+// SdtUsdtSpecs in what bpf2go generates); without it Attach looks for it
+// among the program's maps by id, which takes CAP_SYS_ADMIN. Attach reads
+// the probe's notes, decodes each site's arguments with
 // package argspec, stores in the program's map of specs how the BPF side
 // reads them, and attaches the program to every site, each site's
 // semaphore raised through ref_ctr_offset while attached. The uprobes are

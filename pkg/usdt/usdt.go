@@ -44,6 +44,10 @@ type Options struct {
 	// while the kernel registers them can then leave breakpoints and
 	// raised semaphores in the traced processes.
 	InProcess bool
+	// Specs, when not nil, is the program's map of specs, SpecMap of its
+	// collection. Without it Attach finds the map among the program's by
+	// their ids, which takes CAP_SYS_ADMIN.
+	Specs *ebpf.Map
 	// Warn, when not nil, is given each argument that usdt.bpf.h cannot
 	// read (bpf_usdt_arg returns -EOPNOTSUPP for it), and each site left
 	// out or whose semaphore cannot be raised.
@@ -95,7 +99,12 @@ func Attach(prog *ebpf.Program, path, provider, name string, opts *Options) (*Li
 		return nil, fmt.Errorf("attach: %w", err)
 	}
 	l := &Link{n: n}
-	if l.specs, err = specMap(prog); err != nil {
+	if o.Specs != nil {
+		l.specs, err = o.Specs.Clone()
+	} else {
+		l.specs, err = specMap(prog)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("attach: %w", err)
 	}
 	if l.specs != nil {

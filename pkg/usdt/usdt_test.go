@@ -138,7 +138,11 @@ func testForms(t *testing.T, coll *ebpf.Collection, path string, m *fixture.Mani
 		t.Log("no uprobe_multi links (Linux 6.6): forms_multi left out")
 	}
 	for _, a := range attachments {
-		l, err := usdt.Attach(coll.Programs[a.prog], path, "p", a.name, &usdt.Options{Cookie: a.cookie, Warn: warn})
+		o := &usdt.Options{Cookie: a.cookie, Warn: warn}
+		if a.prog == "typed" {
+			o.Specs = coll.Maps[usdt.SpecMap] // rather than by id
+		}
+		l, err := usdt.Attach(coll.Programs[a.prog], path, "p", a.name, o)
 		if err != nil {
 			t.Fatalf("Attach(%s, p:%s) = %v", a.prog, a.name, err)
 		}
