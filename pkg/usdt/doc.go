@@ -87,6 +87,9 @@
 //     so that cilium/ebpf verifies them with their caller's context; and
 //     they read memory and registers with bpf_probe_read_user and
 //     bpf_probe_read_kernel, which want a GPL-compatible license.
+//   - The map of specs is not weak, as libbpf's are: cilium/ebpf refuses
+//     relocations against a weak map. Objects of several files that
+//     include the header cannot be linked into one (bpftool gen object).
 //
 // Probes are named by file (a bare name is looked up as a shell or the
 // dynamic loader would), provider and name, which may be globs; with
