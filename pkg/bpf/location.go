@@ -65,6 +65,15 @@ func (s *Spec) Location(i int) Location {
 // PC returns the link-time address of the site given to NewSpec.
 func (s *Spec) PC() uint64 { return s.raw.Pc }
 
-// IPOffset is the offset of the instruction pointer in the BPF program's
-// context (struct pt_regs) on this machine.
-var IPOffset = map[string]int16{"amd64": 128, "arm64": 256}[runtime.GOARCH]
+// IPOffset returns the offset of the instruction pointer in the BPF
+// program's context (struct pt_regs) on this machine: 128 on x86-64, 256
+// on arm64, -1 elsewhere.
+func IPOffset() int16 {
+	switch runtime.GOARCH {
+	case "amd64":
+		return 128
+	case "arm64":
+		return 256
+	}
+	return -1
+}

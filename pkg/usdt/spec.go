@@ -50,7 +50,7 @@ const (
 // libbpf; one that cannot be read keeps the size its note gives, for
 // bpf_usdt_arg_size.
 func newCSpec(s *bpf.Spec, args []argspec.Arg, cookie uint64) cSpec {
-	c := cSpec{Cookie: cookie, PC: s.PC(), IPOff: bpf.IPOffset, ArgCnt: int16(min(s.NumArgs(), MaxArgs))}
+	c := cSpec{Cookie: cookie, PC: s.PC(), IPOff: bpf.IPOffset(), ArgCnt: int16(min(s.NumArgs(), MaxArgs))}
 	for i := range int(c.ArgCnt) {
 		l := s.Location(i)
 		a := &c.Args[i]
