@@ -17,6 +17,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 	"github.com/sdtkit/sdtkit/pkg/fixture"
+	"github.com/sdtkit/sdtkit/pkg/launch"
 	"github.com/sdtkit/sdtkit/pkg/usdt"
 )
 
@@ -75,9 +76,23 @@ func patched(t *testing.T, pid int, path string, p *fixture.Probe) (armed, sema 
 	return armed, int(binary.NativeEndian.Uint16(b))
 }
 
-// running starts a fixture of probes p:q and p:r with semaphores, which
-// fires until killed, and returns it with its manifest.
+// running starts a fixture of probes p:q and p:r with semaphores (see
+// fixtureFile), which fires until killed, and returns it with its file
+// and manifest.
 func running(t *testing.T) (*exec.Cmd, string, *fixture.Manifest) {
+	t.Helper()
+	path, m := fixtureFile(t)
+	cmd := exec.Command(path, "0", "10")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, path, m
+}
+
+// fixtureFile writes a non-PIE fixture of probes p:q and p:r, three sites
+// each, with semaphores.
+func fixtureFile(t *testing.T) (string, *fixture.Manifest) {
 	t.Helper()
 	providers, err := dtrace.Parse("p.d", []byte(formsD))
 	if err != nil {
@@ -91,12 +106,7 @@ func running(t *testing.T) (*exec.Cmd, string, *fixture.Manifest) {
 	if err := os.WriteFile(path, prog.Bytes, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, "0", "10")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, path, prog.Manifest
+	return path, prog.Manifest
 }
 
 // waitRestored waits until no site of p is armed and its semaphore is 0.
@@ -205,4 +215,39 @@ func hasKeeper(t *testing.T, pid int) bool {
 		}
 	}
 	return false
+}
+
+// TestLaunch traces a command from its first instruction, as sdtattach -c
+// does: started stopped at its execve by package launch, attached by its
+// pid in the objects it maps, then let run. Its probe fires only while
+// its semaphore is raised: every hit of its three iterations is read.
+func TestLaunch(t *testing.T) {
+	coll := loadForms(t)
+	path, _ := fixtureFile(t)
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	c, err := launch.Start([]string{path, "3", "1"}, &launch.Options{Stdout: null})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	l, err := usdt.Attach(coll.Programs["forms"], "", "p", "q", &usdt.Options{PID: c.Pid, Libraries: c.Libraries, Cookie: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if status, err := c.Wait(); status != 0 || err != nil {
+		t.Fatalf("%s: status %d, %v", path, status, err)
+	}
+	for i, h := range readAll[hit](t, coll.Maps["hits"], 9) {
+		if h.Cookie != 5 || h.Cnt != 12 {
+			t.Errorf("hit %d: cookie %d, %d arguments, want 5 and 12", i, h.Cookie, h.Cnt)
+		}
+	}
 }

@@ -94,5 +94,17 @@
 // Probes are named by file (a bare name is looked up as a shell or the
 // dynamic loader would), provider and name, which may be globs; with
 // Options.PID, in that process only, and with an empty path, in every
-// object the process maps.
+// object the process maps. A command is traced from its first
+// instruction, as sdtattach -c traces it, when package launch starts it
+// stopped at its execve and Options.Libraries names the libraries it
+// will load:
+//
+//	c, err := launch.Start(argv, nil)
+//	...
+//	l, err := usdt.Attach(prog, "", "python", "function__entry", &usdt.Options{PID: c.Pid, Libraries: c.Libraries})
+//	...
+//	err = c.Release()
+//
+// The objects a process maps later, with dlopen, are not followed (as
+// sdtattach's are): their probes are those of another Attach.
 package usdt

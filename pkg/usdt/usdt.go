@@ -32,6 +32,12 @@ type Options struct {
 	// PID, when not 0, limits the uprobes to that process; with an
 	// empty path, the probes are looked for in every object it maps.
 	PID int
+	// Libraries, with PID, are files the process does not map yet but
+	// will, searched as if mapped: the shared libraries of a command
+	// that package launch started stopped at its execve
+	// (launch.Command.Libraries), which Attach then traces from its
+	// first instruction.
+	Libraries []string
 	// Cookie is what bpf_usdt_cookie returns at the sites of this
 	// attachment.
 	Cookie uint64
@@ -90,7 +96,7 @@ func Attach(prog *ebpf.Program, path, provider, name string, opts *Options) (*Li
 	if path == "" && o.PID == 0 {
 		return nil, errors.New("attach: no file and no process")
 	}
-	sel, err := probe.Find([]probespec.Spec{{Path: path, Provider: provider, Name: name}}, &probe.Options{PID: o.PID, Warn: warn})
+	sel, err := probe.Find([]probespec.Spec{{Path: path, Provider: provider, Name: name}}, &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: warn})
 	if err != nil {
 		return nil, fmt.Errorf("attach: %w", err)
 	}
