@@ -10,6 +10,9 @@
 // usdtcount /usr/bin/python3 python function__entry.
 package main
 
+// Regenerating takes clang-19 and libbpf's headers (libbpf-dev); the
+// kernel's asm/ headers come from Debian's multiarch directory, whose
+// types are those of both targets.
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type key count count.bpf.c -- -I../../pkg/usdt/include -idirafter /usr/include/x86_64-linux-gnu -O2 -g -Wall -Werror
 
 import (
