@@ -21,8 +21,8 @@ type stackCounts struct {
 }
 
 func (s *stackCounts) event(e *ndjson.Event) {
-	if e.UStack == nil {
-		s.without++
+	if len(e.UStack) == 0 {
+		s.without++ // not asked for, or none could be taken
 		return
 	}
 	s.frames = s.frames[:0]
@@ -59,5 +59,5 @@ func (s *stackCounts) warnings() []string {
 	if s.without == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d events carry no stack (sdtattach --ustack takes them): the stacks leave them out", s.without)}
+	return []string{fmt.Sprintf("%d events carry no stack (sdtattach --ustack takes them, where the kernel can walk it): the stacks leave them out", s.without)}
 }
