@@ -32,10 +32,6 @@ func before(major, minor int) func(g guest) bool {
 
 func always(guest) bool { return true }
 
-func onArch(arch string) func(g guest) bool {
-	return func(g guest) bool { return g.arch == arch }
-}
-
 var knownFailures = []knownFailure{
 	{
 		check: "burst-tracefs", when: always,
@@ -79,15 +75,6 @@ var knownFailures = []knownFailure{
 	{
 		check: "go test pkg/uprobes", tests: []string{"TestList"}, when: before(6, 18),
 		why: "uprobes.Owners finds no reference counter of a perf_event uprobe on this kernel",
-	},
-	{
-		check: "go test pkg/attach", tests: []string{"TestResolveTypes", "TestPlanMemory", "TestPlanArgErrors"},
-		when: onArch("arm64"),
-		why:  "tests of x86-64 operands that do not skip on arm64",
-	},
-	{
-		check: "go test pkg/tracefs", tests: []string{"TestTraceEvents", "TestRemoveStaleBusy"}, when: onArch("arm64"),
-		why: "tests of x86-64 fetch arguments that do not skip on arm64",
 	},
 }
 
