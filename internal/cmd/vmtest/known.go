@@ -72,10 +72,6 @@ var knownFailures = []knownFailure{
 		check: "go test pkg/attach", tests: []string{"TestExamples"}, when: before(5, 15),
 		why: "Example_count and Example_latency print nothing where the kernel lacks BPF cookies (issue 29, part 2)",
 	},
-	{
-		check: "go test pkg/uprobes", tests: []string{"TestList"}, when: before(6, 18),
-		why: "uprobes.Owners finds no reference counter of a perf_event uprobe on this kernel",
-	},
 }
 
 // applyKnown turns the failures of g's results that known failures
