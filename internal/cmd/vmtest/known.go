@@ -41,23 +41,6 @@ var knownFailures = []knownFailure{
 		check: "burst", when: before(5, 15),
 		why: "sdtattach chooses the tracefs backend, whose -f counts no hit of the command's children",
 	},
-	// Races of tests that a slow guest loses at times.
-	{
-		check: "go test pkg/process", tests: []string{"TestExistsZombie"}, when: always,
-		why: "races: the test takes the main thread's zombie state for the process's, while its other threads still exit",
-	},
-	{
-		check: "go test pkg/bpf", tests: []string{"TestSemaphore"}, when: always,
-		why: "races: reads /proc/PID/mem of a process that may have exited (input/output error)",
-	},
-	{
-		check: "go test pkg/bpf", tests: []string{"TestKeeperKilledLettingGo"}, when: always,
-		why: "waits 3 s for the kernel to let 1000 uprobes go after the keeper is killed, which a 16-vCPU guest can take longer than",
-	},
-	{
-		check: "go test pkg/attach", tests: []string{"TestTracerProcessExit", "TestExamples"}, when: always,
-		why: "races: attaches to the demo by pid before it maps its probes (an example then exits the test binary with log.Fatal)",
-	},
 	{
 		check: "go test pkg/bpf",
 		tests: []string{"TestAddProbe", "TestAggregate", "TestAggregateLatency", "TestAggregateLost",
