@@ -41,9 +41,7 @@
 // or skipped, and what a passing one noted (the backend sdtattach chose
 // by itself, values a backend cannot read). A guest that does not end
 // its checks within -timeout (default 15m), or whose kernel panics (a
-// soft lockup panics too, reported after 120 s: under TCG a guest's clock
-// runs on while the host keeps qemu waiting), adds a failed check
-// "guest" quoting the
+// soft lockup panics too), adds a failed check "guest" quoting the
 // kernel's last BUG line. Each guest's
 // console is kept in the cache's logs/ directory; -v copies it to the
 // standard error as well. -doc writes the results as Markdown

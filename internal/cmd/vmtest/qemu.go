@@ -31,21 +31,20 @@ func qemuBinary(arch string) string {
 // the same everywhere.
 func qemuArgs(g guest, img *image, initrd string) []string {
 	// All vCPUs round-robin in one thread. One thread per vCPU on fewer
-	// host cores starves the guest's timers and RCU; and with one thread
-	// per vCPU, a vCPU can run a breakpoint the kernel's text_poke_bp has
-	// already taken back (a static key flipped as sdtattach opens or
-	// closes perf events, in __schedule): "Oops: int3", seen with 2
-	// vCPUs on 6.12.
+	// host cores starves the guest's timers and RCU, and a vCPU waiting
+	// for another whose thread the host does not run looks stuck to the
+	// guest ("soft lockup - CPU#0 stuck for 22s", 2 vCPUs on 6.1 in go
+	// test pkg/process); in one thread a vCPU that spins is kicked out
+	// for the others, and while the host keeps qemu waiting the guest's
+	// clock waits too (qemu stopped 30 s mid-check: no gap, no lockup).
+	// And with one thread per vCPU, a vCPU can run a breakpoint the
+	// kernel's text_poke_bp has already taken back (a static key flipped
+	// as sdtattach opens or closes perf events, in __schedule): "Oops:
+	// int3", seen with 2 vCPUs on 6.12.
 	accel := "tcg,thread=single"
 	// A soft lockup panics, and the panic reboots, which ends qemu: a
-	// guest stuck in its kernel ends long before the timeout. It is
-	// reported after 2*watchdog_thresh seconds, 120 here rather than 20:
-	// under TCG the guest's clock follows the host's while qemu is off
-	// the host's CPUs (niced, on a loaded host), and the watchdog takes
-	// such a gap for a CPU stuck in whatever task it ran ("soft lockup -
-	// CPU#0 stuck for 22s" in a 2-vCPU guest); KVM tells it of a paused
-	// guest (kvmclock's PVCLOCK_GUEST_STOPPED), TCG has no such signal.
-	cmdline := "panic=-1 softlockup_panic=1 watchdog_thresh=60 rdinit=/init loglevel=4 mitigations=off rcupdate.rcu_cpu_stall_suppress=1"
+	// guest stuck in its kernel ends at once, not at the timeout.
+	cmdline := "panic=-1 softlockup_panic=1 rdinit=/init loglevel=4 mitigations=off rcupdate.rcu_cpu_stall_suppress=1"
 	args := []string{
 		"-accel", accel,
 		"-smp", strconv.Itoa(g.cpus),
