@@ -6,6 +6,10 @@
 // several packages at once, and those of one package would see the
 // uprobes of another's. A copy is a file of its own, which no other
 // test attaches to.
+//
+// It also writes programs with the demo's probes for the host's machine
+// (Native), where the demo, x86-64, cannot run, and waits for a process
+// to run its program (WaitRunning).
 package testdemo
 
 import (
@@ -101,18 +105,30 @@ func RunPrivateLoader(t testing.TB, exe string, args ...string) int {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	real, err := filepath.EvalSymlinks(exe)
+	WaitRunning(t, cmd.Process.Pid, exe)
+	return cmd.Process.Pid
+}
+
+// WaitRunning waits until process pid has mapped the program exe and
+// sleeps, past its execve and its loader: once /proc/PID/exe names exe,
+// the kernel has yet to map its segments, which a slow machine takes a
+// while to. It fails t after 10 s.
+func WaitRunning(t testing.TB, pid int, exe string) {
+	t.Helper()
+	real, err := filepath.Abs(exe)
+	if err == nil {
+		real, err = filepath.EvalSymlinks(real)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc := "/proc/" + strconv.Itoa(cmd.Process.Pid)
+	proc := "/proc/" + strconv.Itoa(pid)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		maps, _ := os.ReadFile(proc + "/maps")
 		status, _ := os.ReadFile(proc + "/status")
 		if bytes.Contains(maps, []byte(" "+real+"\n")) && bytes.Contains(status, []byte("State:\tS")) {
-			return cmd.Process.Pid
+			return
 		}
 	}
-	t.Fatalf("%s did not start in 10 s", exe)
-	return 0
+	t.Fatalf("process %d did not start %s in 10 s", pid, exe)
 }

@@ -1,12 +1,15 @@
 // Package testenv says whether the machine running the tests can make
-// uprobes, for the tests that do.
+// uprobes, for the tests that do, and what kernel it runs.
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // taintDie is the kernel's taint flag D, TAINT_DIE: a task has oopsed
@@ -40,4 +43,18 @@ func RequireUprobes(t testing.TB) {
 	if why := KernelDied(); why != "" {
 		t.Skip("requires a kernel that has not oopsed: " + why)
 	}
+}
+
+// KernelBefore reports whether the running kernel is older than
+// major.minor; false when uname cannot tell.
+func KernelBefore(major, minor int) bool {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	var ma, mi int
+	if n, _ := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi); n != 2 {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
+	"github.com/sdtkit/sdtkit/pkg/elfwriter"
+	"github.com/sdtkit/sdtkit/pkg/fixture"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
@@ -23,6 +25,9 @@ var demo string
 
 func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
 
+// TestResolveTypes resolves the probes of a program of the host's
+// machine made from the demo's provider file, two sites each, with the
+// types of specifications and of the .d file.
 func TestResolveTypes(t *testing.T) {
 	src, err := os.ReadFile("../stapsdt/testdata/demo.d")
 	if err != nil {
@@ -32,16 +37,17 @@ func TestResolveTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	prog := testdemo.Native(t, string(src), fixture.Options{Type: elfwriter.Exec, Semaphores: true, Sites: 2})
 	var warnings []error
-	p, err := Resolve(context.Background(), specs(t, demo+":demo:tick(u64)", demo+":demo:*(s8,str)"), &Options{
+	p, err := Resolve(context.Background(), specs(t, prog+":demo:tick(u64)", prog+":demo:*(s8,str)"), &Options{
 		Types: &Types{Source: "demo.d", Providers: provs},
 		Warn:  func(err error) { warnings = append(warnings, err) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Attachments) != 1 || len(p.Attachments[0].sites) != 3 || len(p.Sites) != 3 || len(warnings) > 0 {
-		t.Fatalf("Resolve = %d attachments, %d sites, warnings %v", len(p.Attachments), len(p.Sites), warnings)
+	if len(p.Attachments) != 1 || len(p.Attachments[0].sites) != 4 || len(p.Sites) != 4 || len(warnings) > 0 {
+		t.Fatalf("Resolve = %d attachments, %d sites, warnings %v; want 1, 4, none", len(p.Attachments), len(p.Sites), warnings)
 	}
 	if n := p.Attachments[0].Semaphores(); n != 2 {
 		t.Errorf("%d semaphores, want 2", n)
@@ -53,8 +59,13 @@ func TestResolveTypes(t *testing.T) {
 	}
 	// tick keeps the types of the first specification that gives some;
 	// start those of the second, before those of the .d file.
-	if got := p.Sites[0].Args[0].Type; got != (probespec.Type{Kind: probespec.Int, Size: 8}) {
-		t.Errorf("tick arg 0 = %v", got)
+	for i, s := range p.Sites {
+		if s.Probe.Name != "tick" {
+			continue
+		}
+		if got := s.Args[0].Type; got != (probespec.Type{Kind: probespec.Int, Size: 8}) {
+			t.Errorf("site %d: tick arg 0 = %v", i, got)
+		}
 	}
 	start := p.Sites[2]
 	if start.Probe.Name != "start" || start.ProbeIndex != 1 || start.Args[0].Type.String() != "s8" || start.Args[1].Type.Kind != probespec.String {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/sdtkit/sdtkit/pkg/attach"
+	"github.com/sdtkit/sdtkit/pkg/launch"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
@@ -45,12 +46,18 @@ func Example() {
 // This traces a running process by its pid, until it exits, ranging
 // over its events. It prints "demo:tick 3 events", then "exited; 0 lost".
 func Example_pid() {
-	cmd := exec.Command(demo, "0", "10") // a tick every 10 ms, until killed
-	if err := cmd.Start(); err != nil {
+	// The process must run the program when it is attached to: a child
+	// that exec.Cmd.Start returns may not have executed it yet, while
+	// launch.Start returns once it has, stopped until Release.
+	cmd, err := launch.Start([]string{demo, "0", "10"}, nil) // a tick every 10 ms, until killed
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cmd.Release(); err != nil {
 		log.Fatal(err)
 	}
 	specs, _ := probespec.ParseAll("demo:tick") // in any object the process maps
-	t, err := attach.Open(context.Background(), specs, &attach.Options{PID: cmd.Process.Pid})
+	t, err := attach.Open(context.Background(), specs, &attach.Options{PID: cmd.Pid})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +68,7 @@ func Example_pid() {
 		}
 		if n++; n == 3 {
 			fmt.Println(ev.Probe(), "3 events")
-			cmd.Process.Kill()
+			cmd.Kill()
 			cmd.Wait()
 		}
 	}

@@ -16,11 +16,16 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
-// manySites returns a probe of n sites in one file whose argument strings
-// alternate between args0 and args1; every site past good has no file
-// offset.
+// manySites returns a probe of n sites in one x86-64 file whose argument
+// strings alternate between args0 and args1; every site past good has no
+// file offset.
 func manySites(n, good int, args0, args1 string) *probe.Probe {
-	f := &stapsdt.File{Machine: elf.EM_X86_64, Sites: make([]stapsdt.Site, n)}
+	return manySitesOf(elf.EM_X86_64, n, good, args0, args1)
+}
+
+// manySitesOf is manySites for a file of machine m.
+func manySitesOf(m elf.Machine, n, good int, args0, args1 string) *probe.Probe {
+	f := &stapsdt.File{Machine: m, Sites: make([]stapsdt.Site, n)}
 	p := &probe.Probe{Target: &probe.Target{Name: "prog", File: f}, Provider: "p", Name: "q", Sites: make([]int, n)}
 	for i := range f.Sites {
 		args := args0
@@ -36,12 +41,37 @@ func manySites(n, good int, args0, args1 string) *probe.Probe {
 	return p
 }
 
+// nativeOperands are the argument strings of two sites, in the operand
+// forms of the machine whose registers the BPF program reads: in
+// registers and in memory (plain), and with a floating-point register.
+type nativeOperands struct {
+	machine      elf.Machine
+	plain, float [2]string
+}
+
+// operands returns the nativeOperands of the host, or skips t.
+func operands(t *testing.T) nativeOperands {
+	switch runtime.GOARCH {
+	case "amd64":
+		return nativeOperands{elf.EM_X86_64,
+			[2]string{"-4@%edi 8@%rax", "-4@-4(%rbp) 8@8(%rsp)"},
+			[2]string{"-4@%edi 8f@%xmm0", "-4@-4(%rbp) 8f@%xmm1"}}
+	case "arm64":
+		return nativeOperands{elf.EM_AARCH64,
+			[2]string{"-4@w0 8@x1", "-4@[x29, -4] 8@[sp, 8]"},
+			[2]string{"-4@w0 8f@d0", "-4@[x29, -4] 8f@d1"}}
+	}
+	t.Skipf("requires amd64 or arm64 (operands whose registers the BPF program reads), not %s", runtime.GOARCH)
+	return nativeOperands{}
+}
+
 // The memory of a plan is that of its BPF sites, allocated once, and a
 // site table entry per site: the sites that share an argument string
 // share its parse and its site.
 func TestPlanMemory(t *testing.T) {
 	const n = 200000
-	p := manySites(n, n, "-4@%edi 8@%rax", "-4@-4(%rbp) 8@8(%rsp)")
+	ops := operands(t)
+	p := manySitesOf(ops.machine, n, n, ops.plain[0], ops.plain[1])
 	var (
 		atts  []Attachment
 		table []*Site
@@ -76,7 +106,8 @@ func TestPlanMemory(t *testing.T) {
 // An argument that cannot be read is reported once for the probe, and
 // each of its sites shows it as null without reporting it again.
 func TestPlanArgErrors(t *testing.T) {
-	p := manySites(100, 100, "-4@%edi 8f@%xmm0", "-4@-4(%rbp) 8f@%xmm1")
+	ops := operands(t)
+	p := manySitesOf(ops.machine, 100, 100, ops.float[0], ops.float[1])
 	var stderr bytes.Buffer
 	_, table := testPlanner(&stderr).plan([]*probe.Probe{p})
 	if c := strings.Count(stderr.String(), "floating-point register"); c != 1 {

@@ -3,14 +3,13 @@ package attach
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/internal/testenv"
 )
 
@@ -66,7 +65,7 @@ func TestTracerProcessExit(t *testing.T) {
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
-	waitExec(t, cmd.Process.Pid, demo)
+	testdemo.WaitRunning(t, cmd.Process.Pid, demo)
 	tr, err := Open(context.Background(), specs(t, "demo:tick"), &Options{PID: cmd.Process.Pid})
 	if err != nil {
 		t.Fatal(err)
@@ -100,21 +99,4 @@ func TestTracerProcessExit(t *testing.T) {
 	default:
 		t.Error("Stopped is not closed after the process exited")
 	}
-}
-
-// waitExec waits until process pid runs the program path: Start returns
-// once the child is forked, which on a slow machine is long before its
-// execve, while it maps no object with probes.
-func waitExec(t *testing.T, pid int, path string) {
-	t.Helper()
-	want, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(time.Millisecond) {
-		if exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && os.SameFile(exe, want) {
-			return
-		}
-	}
-	t.Fatalf("process %d does not run %s after 10s", pid, path)
 }

@@ -348,7 +348,8 @@ static __always_inline int read_num(const struct regs *r, struct spec *s, const 
  * read_str reads the string argument a, at addr, into dst: at most
  * size-1 bytes and a NUL, or for a counted string (len_arg) as many
  * bytes as its length argument says, cut there. It reports whether it
- * could.
+ * could. An empty string reads as 0 bytes on some kernels (see
+ * read_user_str), its NUL copied.
  */
 static __always_inline int read_str(const struct regs *r, struct spec *s, struct arg *a, __u64 bias, __u64 addr, void *dst, __u32 size)
 {
@@ -356,7 +357,7 @@ static __always_inline int read_str(const struct regs *r, struct spec *s, struct
 	__u64 n;
 
 	if (!a->len_arg)
-		return bpf_probe_read_user_str(dst, size, (void *)addr) > 0;
+		return bpf_probe_read_user_str(dst, size, (void *)addr) >= 0;
 	j = a->len_arg - 1;
 	if (j >= MAX_ARGS || j >= s->nargs || !read_arg(r, &s->args[j], bias, &n) || (__s64)n < 0)
 		return 0;

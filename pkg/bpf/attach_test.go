@@ -284,6 +284,9 @@ func TestSemaphore(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			ss, f := sites(t, demo, nil)
 			cmd := startDemo(t)
+			// Its semaphores are there to read once it has mapped
+			// the demo, after execve names it.
+			testdemo.WaitRunning(t, cmd.Process.Pid, demo)
 			mem, err := os.Open(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "mem"))
 			if err != nil {
 				t.Fatal(err)

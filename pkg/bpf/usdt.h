@@ -346,7 +346,10 @@ static __always_inline long read_user(void *dst, __u32 size, __u64 addr)
  * at a time by a read of their first byte, the string's own first, and is
  * read again after each: a page is brought in only when the string goes
  * on past the pages before it, as a read by the thread would. size is at
- * most 4097, so that the string spans two pages at most.
+ * most 4097, so that the string spans two pages at most. It returns the
+ * length with the NUL, 1 for an empty string, which kernels without
+ * "maccess: fix strncpy_from_user_nofault empty string handling" (2025;
+ * Debian's 6.12 among them) read as 0, its NUL copied.
  */
 static __always_inline long read_user_str(void *dst, __u32 size, __u64 addr)
 {
@@ -362,7 +365,7 @@ static __always_inline long read_user_str(void *dst, __u32 size, __u64 addr)
 		page = (page | 4095) + 1;
 	}
 #endif
-	return len;
+	return len == 0 ? 1 : len;
 }
 
 /*

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // noPID is above the largest pid_max Linux allows (2^22).
@@ -87,13 +88,17 @@ func TestExistsZombie(t *testing.T) {
 	}
 	defer cmd.Wait()
 	pid := cmd.Process.Pid
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err == nil && state(b) == 'Z' {
+	// Once its thread group leader has exited, its other threads may
+	// still be exiting; the kernel reports a child that waitid can
+	// wait for when the last has: WNOWAIT leaves it a zombie.
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err == nil {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d did not exit: %s, %v", pid, b, err)
+		if err != unix.EINTR {
+			t.Fatalf("waitid(%d): %v", pid, err)
 		}
 	}
 	err = Exists(pid)

@@ -9,33 +9,42 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sdtkit/sdtkit/internal/testenv"
-
 	"github.com/sdtkit/sdtkit/internal/testdemo"
+	"github.com/sdtkit/sdtkit/internal/testenv"
+	"github.com/sdtkit/sdtkit/pkg/elfwriter"
+	"github.com/sdtkit/sdtkit/pkg/fixture"
 	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"golang.org/x/sys/unix"
 )
 
-// demo is a private copy of the demo fixture (see package testdemo).
-var demo string
-
-func TestMain(m *testing.M) { testdemo.Main(m, &demo) }
+// native writes a program of the host's machine with the demo's probes,
+// two sites each, guarded by semaphores (see testdemo.Native).
+func native(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("../stapsdt/testdata/demo.d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testdemo.Native(t, string(src), fixture.Options{Type: elfwriter.Exec, Semaphores: true, Sites: 2})
+}
 
 // Sites that share events, and sites with events of their own, as on
-// kernels before 5.7, give the same events: the demo's ticks, 1 to 3,
-// and their negatives, which it fires while its semaphore is raised.
+// kernels before 5.7, give the same events: the two sites of tick, which
+// fire only while its semaphore is raised, on each of 3 iterations
+// (-1000, -2000, -3000).
 func TestTraceEvents(t *testing.T) {
 	testenv.RequireUprobes(t)
-	want := []int64{-3, -2, -1, 1, 2, 3}
+	prog := native(t)
+	want := []int64{-3000, -3000, -2000, -2000, -1000, -1000}
 	for _, perSite := range []bool{false, true} {
-		tr, err := Open(sitesOf(t, demo+":demo:tick"), &TraceOptions{PerSite: perSite, FlushInterval: 10 * time.Millisecond})
+		tr, err := Open(sitesOf(t, prog+":demo:tick"), &TraceOptions{PerSite: perSite, FlushInterval: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatalf("Open(PerSite %v): %v", perSite, err)
 		}
-		if out, err := exec.Command(demo, "3").CombinedOutput(); err != nil {
-			t.Fatalf("demo: %v: %s", err, out)
+		if out, err := exec.Command(prog, "3", "1").CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", prog, err, out)
 		}
 		var got []int64
 		var ev hit.Event
@@ -100,7 +109,7 @@ func TestRemoveStaleBusy(t *testing.T) {
 		t.Skip("requires true:", err)
 	}
 	group := OwnerGroup(gone.Process.Pid)
-	s := sitesOf(t, demo+":demo:start")[0]
+	s := sitesOf(t, native(t)+":demo:start")[0]
 	note := &s.Target.File.Sites[s.Probe.Sites[0]]
 	d, err := Define(note, s.Target.File.Machine, s.Target.Path, group, "start", nil)
 	if err != nil {

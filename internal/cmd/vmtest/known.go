@@ -32,10 +32,6 @@ func before(major, minor int) func(g guest) bool {
 
 func always(guest) bool { return true }
 
-func onArch(arch string) func(g guest) bool {
-	return func(g guest) bool { return g.arch == arch }
-}
-
 var knownFailures = []knownFailure{
 	{
 		check: "burst-tracefs", when: always,
@@ -44,23 +40,6 @@ var knownFailures = []knownFailure{
 	{
 		check: "burst", when: before(5, 15),
 		why: "sdtattach chooses the tracefs backend, whose -f counts no hit of the command's children",
-	},
-	// Races of tests that a slow guest loses at times.
-	{
-		check: "go test pkg/process", tests: []string{"TestExistsZombie"}, when: always,
-		why: "races: the test takes the main thread's zombie state for the process's, while its other threads still exit",
-	},
-	{
-		check: "go test pkg/bpf", tests: []string{"TestSemaphore"}, when: always,
-		why: "races: reads /proc/PID/mem of a process that may have exited (input/output error)",
-	},
-	{
-		check: "go test pkg/bpf", tests: []string{"TestKeeperKilledLettingGo"}, when: always,
-		why: "waits 3 s for the kernel to let 1000 uprobes go after the keeper is killed, which a 16-vCPU guest can take longer than",
-	},
-	{
-		check: "go test pkg/attach", tests: []string{"TestTracerProcessExit", "TestExamples"}, when: always,
-		why: "races: attaches to the demo by pid before it maps its probes (an example then exits the test binary with log.Fatal)",
 	},
 	{
 		check: "go test pkg/bpf",
@@ -75,19 +54,6 @@ var knownFailures = []knownFailure{
 	{
 		check: "go test pkg/attach", tests: []string{"TestExamples"}, when: before(5, 15),
 		why: "Example_count and Example_latency print nothing where the kernel lacks BPF cookies (issue 29, part 2)",
-	},
-	{
-		check: "go test pkg/uprobes", tests: []string{"TestList"}, when: before(6, 18),
-		why: "uprobes.Owners finds no reference counter of a perf_event uprobe on this kernel",
-	},
-	{
-		check: "go test pkg/attach", tests: []string{"TestResolveTypes", "TestPlanMemory", "TestPlanArgErrors"},
-		when: onArch("arm64"),
-		why:  "tests of x86-64 operands that do not skip on arm64",
-	},
-	{
-		check: "go test pkg/tracefs", tests: []string{"TestTraceEvents", "TestRemoveStaleBusy"}, when: onArch("arm64"),
-		why: "tests of x86-64 fetch arguments that do not skip on arm64",
 	},
 }
 

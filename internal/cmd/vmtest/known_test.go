@@ -8,6 +8,11 @@ import (
 )
 
 func TestApplyKnown(t *testing.T) {
+	defer func(k []knownFailure) { knownFailures = k }(knownFailures)
+	knownFailures = []knownFailure{
+		{check: "go test pkg/bpf", tests: []string{"TestSemaphore"}, when: always, why: "races"},
+		{check: "go test pkg/bpf", tests: []string{"TestDemo", "TestSemaphore", "TestPIE"}, when: before(5, 15), why: "no BPF cookies"},
+	}
 	old := guest{kernel{version: "5.10", arch: "amd64"}, 2}
 	for _, tt := range []struct {
 		name string

@@ -31,11 +31,16 @@ func qemuBinary(arch string) string {
 // the same everywhere.
 func qemuArgs(g guest, img *image, initrd string) []string {
 	// All vCPUs round-robin in one thread. One thread per vCPU on fewer
-	// host cores starves the guest's timers and RCU; and with one thread
-	// per vCPU, a vCPU can run a breakpoint the kernel's text_poke_bp has
-	// already taken back (a static key flipped as sdtattach opens or
-	// closes perf events, in __schedule): "Oops: int3", seen with 2
-	// vCPUs on 6.12.
+	// host cores starves the guest's timers and RCU, and a vCPU waiting
+	// for another whose thread the host does not run looks stuck to the
+	// guest ("soft lockup - CPU#0 stuck for 22s", 2 vCPUs on 6.1 in go
+	// test pkg/process); in one thread a vCPU that spins is kicked out
+	// for the others, and while the host keeps qemu waiting the guest's
+	// clock waits too (qemu stopped 30 s mid-check: no gap, no lockup).
+	// And with one thread per vCPU, a vCPU can run a breakpoint the
+	// kernel's text_poke_bp has already taken back (a static key flipped
+	// as sdtattach opens or closes perf events, in __schedule): "Oops:
+	// int3", seen with 2 vCPUs on 6.12.
 	accel := "tcg,thread=single"
 	// A soft lockup panics, and the panic reboots, which ends qemu: a
 	// guest stuck in its kernel ends at once, not at the timeout.
