@@ -299,11 +299,12 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
-	follow := p.newFollower()
+	follow := p.newFollower(prog)
 	if err := p.attachTo(prog); err != nil {
 		follow.stop()
 		return nil, err
 	}
+	p.noteByAddress(prog)
 	return newBPFTracer(prog, p, follow), nil
 }
 
@@ -324,15 +325,32 @@ func (p *Plan) room() (sites, probes int) {
 	return sites, probes
 }
 
+// relocating reports whether prog, which tells the sites apart by their
+// address, needs to follow the libraries the process of a command loads
+// to learn their addresses: the command, stopped at its execve, has not
+// mapped its libraries yet (see bpf.Program.Relocate).
+func (p *Plan) relocating(prog *bpf.Program) bool {
+	return prog.ByAddress() && p.opts.Dlopen && p.opts.PID != 0 && p.cgroup == 0
+}
+
+// noteByAddress tells Options.Warn that BackendAuto chose the BPF
+// program on a kernel without BPF cookies, where it tells the sites
+// apart by their address.
+func (p *Plan) noteByAddress(prog *bpf.Program) {
+	if p.opts.Backend == BackendAuto && prog.ByAddress() {
+		p.warn(errors.New("kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address"))
+	}
+}
+
 // newFollower returns the follower of the libraries the process loads,
 // or nil when not following, when the process has no dynamic loader to
 // follow (a static program without _dl_debug_state), or when following
 // fails, which takes nothing away from the sites planned (Options.Warn
-// says why). It is
-// made before the command of Options.OnAttached runs.
-func (p *Plan) newFollower() *dlopenFollower {
+// says why). It follows them also when prog needs their addresses (see
+// relocating). It is made before the command of Options.OnAttached runs.
+func (p *Plan) newFollower(prog *bpf.Program) *dlopenFollower {
 	o := &p.opts
-	if !p.following() {
+	if !p.following() && !p.relocating(prog) {
 		return nil
 	}
 	f, err := newDlopenFollower(o, p.cgroup)

@@ -102,6 +102,8 @@ func withBackend[T any](p *Plan, withBPF, withTracefs func() (T, error)) (T, err
 // too.
 func withoutBPF(err error, tracefsWritable func() error) string {
 	switch {
+	case errors.Is(err, bpf.ErrNoCookies):
+		return "the BPF program cannot tell these probe sites apart on a kernel without BPF cookies"
 	case errors.Is(err, bpf.ErrNotSupported), errors.Is(err, syscall.ENOSYS):
 		return "the kernel cannot run the BPF program"
 	case errors.Is(err, bpf.ErrPermission) && tracefsWritable() == nil:

@@ -40,17 +40,30 @@ func requireAMD64(t *testing.T) {
 	}
 }
 
-// modes are the two ways of attaching, each with both programs, as
-// subtests.
-var modes = []struct {
+// modes are the two ways of attaching, each with both programs, and
+// each as on a kernel without BPF cookies, which tells the sites apart
+// by their address, as subtests.
+var modes = []mode{
+	{"uprobe_multi", false, false, false},
+	{"uprobe", true, false, false},
+	{"uprobe_multi/numbers", false, true, false},
+	{"uprobe/numbers", true, true, false},
+	{"uprobe_multi/by-address", false, false, true},
+	{"uprobe/by-address", true, false, true},
+	{"uprobe/numbers/by-address", true, true, true},
+}
+
+type mode struct {
 	name      string
 	perSite   bool
 	noStrings bool
-}{
-	{"uprobe_multi", false, false},
-	{"uprobe", true, false},
-	{"uprobe_multi/numbers", false, true},
-	{"uprobe/numbers", true, true},
+	noCookies bool
+}
+
+// options returns o with the options of the mode.
+func (m mode) options(o Options) Options {
+	o.PerSite, o.NoStrings, o.noCookies = m.perSite, m.noStrings, m.noCookies
+	return o
 }
 
 // load loads the program for a mode and closes it at the end of the test.
@@ -64,6 +77,12 @@ func load(t *testing.T, opts Options) *Program {
 		t.Fatalf("Load: %v", err)
 	}
 	t.Cleanup(func() { p.Close() })
+	if opts.noCookies && !p.ByAddress() {
+		t.Fatal("Load with noCookies: ByAddress() = false")
+	}
+	if !opts.noCookies && p.ByAddress() != kernelBefore(5, 15) {
+		t.Fatalf("ByAddress() = %v on Linux %s", p.ByAddress(), kernelRelease())
+	}
 	if !opts.PerSite && !p.multi {
 		if kernelBefore(6, 6) {
 			t.Skip("requires kernel 6.6 (due to missing uprobe_multi)")
@@ -162,7 +181,7 @@ func TestDemo(t *testing.T) {
 	requireAMD64(t)
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings})
+			p := load(t, m.options(Options{}))
 			ss, f := sites(t, demo, func(p *stapsdt.Site) ArgMask {
 				if p.Name == "start" && !m.noStrings {
 					return 1 << 1 // argv[0]
@@ -213,6 +232,13 @@ func TestDemo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kernelRelease returns the release of the running kernel.
+func kernelRelease() string {
+	var u unix.Utsname
+	unix.Uname(&u)
+	return unix.ByteSliceToString(u.Release[:])
 }
 
 // kernelBefore reports whether the running kernel is older than
@@ -303,7 +329,8 @@ func TestSemaphore(t *testing.T) {
 			if s, k := sema(); s != 0 || k != 0 {
 				t.Errorf("before Attach: semaphores start=%d tick=%d, want 0 0", s, k)
 			}
-			p, err := Load(&Options{PerSite: m.perSite, NoStrings: m.noStrings})
+			o := m.options(Options{})
+			p, err := Load(&o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,6 +27,7 @@ typedef long long __s64;
 #define __unused __attribute__((unused)) /* helpers one of the programs leaves out */
 
 enum {
+	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_RINGBUF = 27,
@@ -116,7 +117,7 @@ struct spec {
 enum counter {
 	LOST_RING, /* the ring buffer was full */
 	LOST_BUSY, /* every scratch slot of the CPU was in use */
-	LOST_SPEC, /* the cookie named no spec */
+	LOST_SPEC, /* the cookie, or the address, named no spec */
 	LOST_AGG, /* agg.bpf.c: a hit neither counted nor counted as lost */
 	NCOUNTERS,
 };
@@ -127,6 +128,37 @@ struct {
 	__type(key, __u32);
 	__type(value, struct spec);
 } sites SEC(".maps");
+
+/*
+ * Set by the loader where the kernel lacks BPF cookies (Linux 5.15): a
+ * hit's site is then found by the address of its instruction, the
+ * instruction pointer of the uprobe's registers (the kernel sets it to
+ * the probe address before it runs the handlers), in site_ips, which
+ * the loader fills with the address of every site in the processes
+ * traced, as libbpf's usdt.bpf.h does. The verifier knows the constant:
+ * on such a kernel the call of bpf_get_attach_cookie, which it does not
+ * know, is dead code, pruned unseen.
+ */
+volatile const __u8 by_ip = 0;
+
+/*
+ * Set by the loader where the kernel lacks the atomic operations that
+ * return a value or that are not adds (BPF_FETCH, Linux 5.12), on the
+ * kernels without BPF cookies. Those run a uprobe program with
+ * preemption disabled (__uprobe_perf_func) and no other tracing program
+ * on its CPU meanwhile (bpf_prog_active): no other hit can come between
+ * a load and a store of the per-CPU data of a hit, so plain ones do.
+ * The atomic instructions are dead code then, which the verifier passes
+ * over as it does the cookie's helper.
+ */
+volatile const __u8 plain = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* set by the loader: the most sites, with by_ip */
+	__type(key, __u64); /* the address of a site in the processes traced */
+	__type(value, __u32); /* its number, as the sites map has it */
+} site_ips SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -172,6 +204,11 @@ static __always_inline int get_slot(__u64 **mask)
 	__u32 zero = 0;
 	__u64 *m = bpf_map_lookup_elem(&busy, &zero);
 
+	if (m && plain) {
+		/* One hit at a time on the CPU (see plain). */
+		*mask = m;
+		return 0;
+	}
 	if (m) {
 		for (int i = 0; i < SLOTS; i++) {
 			__u64 bit = 1ULL << i;
@@ -189,7 +226,8 @@ static __always_inline int get_slot(__u64 **mask)
 /* put_slot gives back a slot of get_slot. */
 static __always_inline void put_slot(__u64 *mask, int slot)
 {
-	__sync_fetch_and_and(mask, ~(1ULL << slot));
+	if (!plain)
+		__sync_fetch_and_and(mask, ~(1ULL << slot));
 }
 #endif
 
@@ -220,8 +258,9 @@ static __always_inline int in_cgroup(void)
 
 /*
  * site_of returns the spec of the site whose uprobe ctx is, whose number,
- * the uprobe's cookie, it stores in *id, or 0 for a hit to drop: of a
- * thread not traced, or of a site the map lacks (counted as LOST_SPEC).
+ * the uprobe's cookie or the number site_ips has for its address, it
+ * stores in *id, or 0 for a hit to drop: of a thread not traced, or of a
+ * site the maps lack (counted as LOST_SPEC).
  */
 static __always_inline struct spec *site_of(void *ctx, __u32 *id)
 {
@@ -229,7 +268,18 @@ static __always_inline struct spec *site_of(void *ctx, __u32 *id)
 
 	if (!in_cgroup())
 		return 0;
-	*id = bpf_get_attach_cookie(ctx);
+	if (by_ip) {
+		__u64 ip = ((__u64 *)ctx)[IP_OFF / 8];
+		__u32 *n = bpf_map_lookup_elem(&site_ips, &ip);
+
+		if (!n) {
+			count(LOST_SPEC);
+			return 0;
+		}
+		*id = *n;
+	} else {
+		*id = bpf_get_attach_cookie(ctx);
+	}
 	s = bpf_map_lookup_elem(&sites, id);
 	if (!s)
 		count(LOST_SPEC);

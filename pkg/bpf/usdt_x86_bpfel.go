@@ -83,13 +83,16 @@ const (
 	usdtMapEvents      = "events"
 	usdtMapFilters     = "filters"
 	usdtMapScratch     = "scratch"
+	usdtMapSiteIps     = "site_ips"
 	usdtMapSites       = "sites"
 	usdtProgUsdtMulti  = "usdt_multi"
 	usdtProgUsdtSingle = "usdt_single"
+	usdtVarByIp        = "by_ip"
 	usdtVarCgroupId    = "cgroup_id"
 	usdtVarFiltering   = "filtering"
 	usdtVarPidnsDev    = "pidns_dev"
 	usdtVarPidnsIno    = "pidns_ino"
+	usdtVarPlain       = "plain"
 	usdtVarStrMax      = "str_max"
 	usdtVarWakeupBytes = "wakeup_bytes"
 )
@@ -149,6 +152,7 @@ type usdtMapSpecs struct {
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
+	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
 
@@ -156,10 +160,12 @@ type usdtMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtVariableSpecs struct {
+	ByIp        *ebpf.VariableSpec `ebpf:"by_ip"`
 	CgroupId    *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
+	Plain       *ebpf.VariableSpec `ebpf:"plain"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -189,6 +195,7 @@ type usdtMaps struct {
 	Events   *ebpf.Map `ebpf:"events"`
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Scratch  *ebpf.Map `ebpf:"scratch"`
+	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
 
@@ -199,6 +206,7 @@ func (m *usdtMaps) Close() error {
 		m.Events,
 		m.Filters,
 		m.Scratch,
+		m.SiteIps,
 		m.Sites,
 	)
 }
@@ -207,10 +215,12 @@ func (m *usdtMaps) Close() error {
 //
 // It can be passed to loadUsdtObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtVariables struct {
+	ByIp        *ebpf.Variable `ebpf:"by_ip"`
 	CgroupId    *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
+	Plain       *ebpf.Variable `ebpf:"plain"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

@@ -21,13 +21,16 @@ const (
 	usdtfaultMapEvents      = "events"
 	usdtfaultMapFilters     = "filters"
 	usdtfaultMapScratch     = "scratch"
+	usdtfaultMapSiteIps     = "site_ips"
 	usdtfaultMapSites       = "sites"
 	usdtfaultProgUsdtMulti  = "usdt_multi"
 	usdtfaultProgUsdtSingle = "usdt_single"
+	usdtfaultVarByIp        = "by_ip"
 	usdtfaultVarCgroupId    = "cgroup_id"
 	usdtfaultVarFiltering   = "filtering"
 	usdtfaultVarPidnsDev    = "pidns_dev"
 	usdtfaultVarPidnsIno    = "pidns_ino"
+	usdtfaultVarPlain       = "plain"
 	usdtfaultVarStrMax      = "str_max"
 	usdtfaultVarWakeupBytes = "wakeup_bytes"
 )
@@ -87,6 +90,7 @@ type usdtfaultMapSpecs struct {
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
+	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
 
@@ -94,10 +98,12 @@ type usdtfaultMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtfaultVariableSpecs struct {
+	ByIp        *ebpf.VariableSpec `ebpf:"by_ip"`
 	CgroupId    *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
+	Plain       *ebpf.VariableSpec `ebpf:"plain"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -127,6 +133,7 @@ type usdtfaultMaps struct {
 	Events   *ebpf.Map `ebpf:"events"`
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Scratch  *ebpf.Map `ebpf:"scratch"`
+	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
 
@@ -137,6 +144,7 @@ func (m *usdtfaultMaps) Close() error {
 		m.Events,
 		m.Filters,
 		m.Scratch,
+		m.SiteIps,
 		m.Sites,
 	)
 }
@@ -145,10 +153,12 @@ func (m *usdtfaultMaps) Close() error {
 //
 // It can be passed to loadUsdtfaultObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtfaultVariables struct {
+	ByIp        *ebpf.Variable `ebpf:"by_ip"`
 	CgroupId    *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
+	Plain       *ebpf.Variable `ebpf:"plain"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
