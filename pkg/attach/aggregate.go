@@ -315,7 +315,7 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 		follow.stop()
 		return nil, err
 	}
-	p.noteByAddress(prog)
+	p.noteByAddress(prog, follow)
 	ag := &Aggregator{src: bpfSource{prog}, prog: prog, plan: p, agg: *a, probes: probes, dlopen: follow, stopping: make(chan struct{}), closing: make(chan struct{})}
 	if follow != nil {
 		follow.start(p, prog, ag)

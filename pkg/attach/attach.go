@@ -304,7 +304,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		follow.stop()
 		return nil, err
 	}
-	p.noteByAddress(prog)
+	p.noteByAddress(prog, follow)
 	return newBPFTracer(prog, p, follow), nil
 }
 
@@ -335,10 +335,17 @@ func (p *Plan) relocating(prog *bpf.Program) bool {
 
 // noteByAddress tells Options.Warn that BackendAuto chose the BPF
 // program on a kernel without BPF cookies, where it tells the sites
-// apart by their address.
-func (p *Plan) noteByAddress(prog *bpf.Program) {
+// apart by their address, and, with any backend, of the files whose
+// addresses are not known, unless followed: their hits are skipped.
+func (p *Plan) noteByAddress(prog *bpf.Program, follow *dlopenFollower) {
 	if p.opts.Backend == BackendAuto && prog.ByAddress() {
 		p.warn(errors.New("kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address"))
+	}
+	if follow != nil {
+		return
+	}
+	for _, path := range prog.Unmapped() {
+		p.warn(fmt.Errorf("%s: not mapped by process %d yet: on a kernel without BPF cookies, which tells the probe sites apart by their address, its probes are not traced", path, p.opts.PID))
 	}
 }
 

@@ -234,12 +234,12 @@ static __always_inline __u8 bucket(__u64 v, int sign)
 }
 
 /*
- * atomic_add adds v to *p. Not with an atomic add where plain: clang
- * makes an add of 0 an atomic or, which such kernels lack.
+ * atomic_add adds v to *p. Not with an atomic add in USDT_OLD: clang
+ * makes an add of 0 an atomic or, which those kernels lack.
  */
 static __always_inline void atomic_add(__u64 *p, __u64 v)
 {
-	if (plain)
+	if (USDT_OLD)
 		*p += v;
 	else
 		__sync_fetch_and_add(p, v);
@@ -255,7 +255,7 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 {
 	__u64 old = *p;
 
-	if (plain) {
+	if (USDT_OLD) {
 		if (v > old)
 			*p = v;
 		return;
@@ -444,9 +444,9 @@ static __always_inline int pair(const struct regs *r, struct spec *s, struct agg
 	}
 	if (role & ROLE_END) {
 		w = bpf_map_lookup_elem(&starts, k->data);
-		if (w && plain) {
+		if (w && USDT_OLD) {
 			/*
-			 * No exchange (see plain), and starts is not per CPU:
+			 * No exchange (see USDT_OLD), and starts is not per CPU:
 			 * the END that deletes the START takes it.
 			 */
 			t = w->ts;

@@ -68,7 +68,6 @@ const (
 	aggVarPartSize   = "part_size"
 	aggVarPidnsDev   = "pidns_dev"
 	aggVarPidnsIno   = "pidns_ino"
-	aggVarPlain      = "plain"
 	aggVarReadArgs   = "read_args"
 )
 
@@ -150,7 +149,6 @@ type aggVariableSpecs struct {
 	PartSize  *ebpf.VariableSpec `ebpf:"part_size"`
 	PidnsDev  *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno  *ebpf.VariableSpec `ebpf:"pidns_ino"`
-	Plain     *ebpf.VariableSpec `ebpf:"plain"`
 	ReadArgs  *ebpf.VariableSpec `ebpf:"read_args"`
 }
 
@@ -216,7 +214,6 @@ type aggVariables struct {
 	PartSize  *ebpf.Variable `ebpf:"part_size"`
 	PidnsDev  *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno  *ebpf.Variable `ebpf:"pidns_ino"`
-	Plain     *ebpf.Variable `ebpf:"plain"`
 	ReadArgs  *ebpf.Variable `ebpf:"read_args"`
 }
 

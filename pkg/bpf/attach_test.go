@@ -44,25 +44,32 @@ func requireAMD64(t *testing.T) {
 // each as on a kernel without BPF cookies, which tells the sites apart
 // by their address, as subtests.
 var modes = []mode{
-	{"uprobe_multi", false, false, false},
-	{"uprobe", true, false, false},
-	{"uprobe_multi/numbers", false, true, false},
-	{"uprobe/numbers", true, true, false},
-	{"uprobe_multi/by-address", false, false, true},
-	{"uprobe/by-address", true, false, true},
-	{"uprobe/numbers/by-address", true, true, true},
+	{"uprobe_multi", false, false, false, false},
+	{"uprobe", true, false, false, false},
+	{"uprobe_multi/numbers", false, true, false, false},
+	{"uprobe/numbers", true, true, false, false},
+	{"uprobe_multi/by-address", false, false, true, false},
+	{"uprobe/by-address", true, false, true, false},
+	{"uprobe/numbers/by-address", true, true, true, false},
+	{"uprobe/old", true, false, true, true},
+	{"uprobe/numbers/old", true, true, true, true},
 }
 
+// A mode is a way of attaching: one uprobe_multi link or a uprobe per
+// site, the program that reads strings or the one that does not, the
+// sites told apart by cookie or by address, and, by address, with the
+// builds for kernels without BPF cookies (old).
 type mode struct {
 	name      string
 	perSite   bool
 	noStrings bool
 	noCookies bool
+	old       bool
 }
 
 // options returns o with the options of the mode.
 func (m mode) options(o Options) Options {
-	o.PerSite, o.NoStrings, o.noCookies = m.perSite, m.noStrings, m.noCookies
+	o.PerSite, o.NoStrings, o.noCookies, o.oldBuild = m.perSite, m.noStrings, m.noCookies, m.old
 	return o
 }
 

@@ -35,6 +35,10 @@ func TestFaults(t *testing.T) {
 				switch {
 				case noFaults && p.Faults():
 					t.Fatal("Faults() = true with NoFaults")
+				case !noFaults && m.old && p.Faults():
+					t.Fatal("Faults() = true with the builds for kernels without BPF cookies")
+				case !noFaults && m.old:
+					t.Skip("the builds for kernels without BPF cookies, before sleepable uprobes (Linux 6.0), do not fault")
 				case !noFaults && !p.Faults() && kernelBefore(6, 0):
 					t.Skip("requires kernel 6.0 (due to missing sleepable uprobes)")
 				case !noFaults && !p.Faults():

@@ -109,8 +109,9 @@ type Options struct {
 
 	pidns     *pidNS // for tests: report ids as this namespace numbers them
 	noCookies bool   // for tests: as on a kernel without BPF cookies
+	oldBuild  bool   // for tests: with noCookies, the builds for such kernels
 	byIP      bool   // set by loadProgram: sites told apart by address (see siteip.go)
-	plain     bool   // set by loadProgram: no atomic operations but adds (see plain in usdt.h)
+	old       bool   // set by loadProgram: the builds for kernels without cookies (see USDT_OLD in usdt.h)
 }
 
 // A Program is the loaded BPF program, its maps, and the uprobes
@@ -210,7 +211,7 @@ func loadProgram(o *Options) (*Program, error) {
 		return nil, err
 	}
 	o.byIP = !cookies || o.noCookies || bpfhook.NoCookies.Load()
-	o.plain = !cookies
+	o.old = !cookies || o.oldBuild
 	multi := false
 	if !o.PerSite {
 		switch err := features.HaveBPFLinkUprobeMulti(); {
@@ -223,7 +224,7 @@ func loadProgram(o *Options) (*Program, error) {
 
 	// Faulting in memory not resident takes a sleepable program, which
 	// the kernel may refuse: the one that does not fault is loaded then.
-	faults := !o.NoFaults && o.Aggregate == nil && haveFaults(multi) == nil
+	faults := !o.NoFaults && !o.old && o.Aggregate == nil && haveFaults(multi) == nil
 	ps, err := prepareSpec(o, multi, faults)
 	if err != nil {
 		return nil, err
@@ -321,14 +322,12 @@ func prepareSpec(o *Options, multi, faults bool) (*preparedSpec, error) {
 	return ps, nil
 }
 
-// setByIP sets the constants of a kernel without BPF cookies, and sizes
+// setByIP sets by_ip where the sites are told apart by address, and sizes
 // site_ips: for each site, an address in one mapping of its file, or
 // two. Without, it keeps one entry.
 func setByIP(spec *ebpf.CollectionSpec, o *Options) error {
-	for name, v := range map[string]bool{usdtVarByIp: o.byIP, usdtVarPlain: o.plain} {
-		if err := spec.Variables[name].Set(v); err != nil {
-			return fmt.Errorf("set %s: %w", name, err)
-		}
+	if err := spec.Variables[usdtVarByIp].Set(o.byIP); err != nil {
+		return fmt.Errorf("set %s: %w", usdtVarByIp, err)
 	}
 	if o.byIP {
 		spec.Maps[usdtMapSiteIps].MaxEntries = uint32(2 * o.MaxSites)
@@ -342,7 +341,11 @@ func setByIP(spec *ebpf.CollectionSpec, o *Options) error {
 // programs' maps of sites and counters have the same names.
 func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, error) {
 	if o.Aggregate != nil {
-		spec, err := loadAgg()
+		load := loadAgg
+		if o.old {
+			load = loadAggold
+		}
+		spec, err := load()
 		if err != nil {
 			return nil, [2]string{}, err
 		}
@@ -352,6 +355,10 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 	names := [2]string{usdtProgUsdtSingle, usdtProgUsdtMulti}
 	load := loadUsdt
 	switch {
+	case o.NoStrings && o.old:
+		load = loadUsdtnumold
+	case o.old:
+		load = loadUsdtold
 	case o.NoStrings && faults:
 		load = loadUsdtnumfault
 	case o.NoStrings:

@@ -146,6 +146,21 @@ func (p *Program) Relocate() error {
 	return errors.Join(errs...)
 }
 
+// Unmapped returns the files attached in the process of Options.PID
+// that it maps no site of, where the program tells the sites apart by
+// their address: their hits are skipped until Relocate finds them mapped.
+func (p *Program) Unmapped() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var paths []string
+	for _, pl := range p.placed {
+		if len(pl.addrs) == 0 {
+			paths = append(paths, pl.path)
+		}
+	}
+	return paths
+}
+
 // relocate sets the addresses of the sites of pl to those in the
 // executable mappings of its file among mm, as the kernel places a
 // uprobe's breakpoints; a site the process does not map has none. An

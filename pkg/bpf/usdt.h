@@ -142,16 +142,26 @@ struct {
 volatile const __u8 by_ip = 0;
 
 /*
- * Set by the loader where the kernel lacks the atomic operations that
- * return a value or that are not adds (BPF_FETCH, Linux 5.12), on the
- * kernels without BPF cookies. Those run a uprobe program with
- * preemption disabled (__uprobe_perf_func) and no other tracing program
- * on its CPU meanwhile (bpf_prog_active): no other hit can come between
- * a load and a store of the per-CPU data of a hit, so plain ones do.
- * The atomic instructions are dead code then, which the verifier passes
- * over as it does the cookie's helper.
+ * Built with -DUSDT_OLD=1 for the kernels without BPF cookies, whose
+ * verifier refuses two things of the other builds, dead code or not (it
+ * checks the fields of every instruction before it walks the program):
+ * the atomic operations that return a value or are not adds (BPF_FETCH,
+ * Linux 5.12), and global functions that take pointers to memory (Linux
+ * 5.12). The functions are static there (GLOBAL), checked at each call
+ * with what the caller knows, and plain loads and stores do what the
+ * atomic operations do elsewhere: those kernels run a uprobe program
+ * with preemption disabled (__uprobe_perf_func) and no other tracing
+ * program on its CPU meanwhile (bpf_prog_active), so no other hit can
+ * come between a load and a store of the per-CPU data of a hit.
  */
-volatile const __u8 plain = 0;
+#ifndef USDT_OLD
+#define USDT_OLD 0
+#endif
+#if USDT_OLD
+#define GLOBAL static __attribute__((noinline))
+#else
+#define GLOBAL __attribute__((noinline))
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -204,8 +214,8 @@ static __always_inline int get_slot(__u64 **mask)
 	__u32 zero = 0;
 	__u64 *m = bpf_map_lookup_elem(&busy, &zero);
 
-	if (m && plain) {
-		/* One hit at a time on the CPU (see plain). */
+	if (m && USDT_OLD) {
+		/* One hit at a time on the CPU (see USDT_OLD). */
 		*mask = m;
 		return 0;
 	}
@@ -226,7 +236,7 @@ static __always_inline int get_slot(__u64 **mask)
 /* put_slot gives back a slot of get_slot. */
 static __always_inline void put_slot(__u64 *mask, int slot)
 {
-	if (!plain)
+	if (!USDT_OLD)
 		__sync_fetch_and_and(mask, ~(1ULL << slot));
 }
 #endif
@@ -418,7 +428,7 @@ static __always_inline long read_user_str(void *dst, __u32 size, __u64 addr)
  * rather than once per argument with everything the caller knows: that
  * keeps loading fast. The verifier lets any pointer argument be NULL.
  */
-__attribute__((noinline)) int read_arg(const struct regs *r, const struct arg *a, __u64 bias, __u64 *v)
+GLOBAL int read_arg(const struct regs *r, const struct arg *a, __u64 bias, __u64 *v)
 {
 	__u64 addr, x = 0;
 	__u32 size;
@@ -531,7 +541,7 @@ volatile const __u8 filtering = 0;
  * bytes or more (package filter refuses them) fails at the second word,
  * where the name has at most 7.
  */
-__attribute__((noinline)) int str_match(const struct finsn *in, __u64 src, int comm, __u64 limit)
+GLOBAL int str_match(const struct finsn *in, __u64 src, int comm, __u64 limit)
 {
 	__u64 name[2] = {};
 	__u32 len;
@@ -649,7 +659,7 @@ static __always_inline int eval_insn(const struct finsn *in, const struct regs *
  * filter_hit reports whether the hit of site s passes f, the filter of
  * its probe. Global, like read_arg: checked once, on its own.
  */
-__attribute__((noinline)) int filter_hit(const struct regs *r, const struct spec *s, const struct filter *f, __u64 bias)
+GLOBAL int filter_hit(const struct regs *r, const struct spec *s, const struct filter *f, __u64 bias)
 {
 	__u64 stack = 0, top;
 

@@ -92,7 +92,6 @@ const (
 	usdtVarFiltering   = "filtering"
 	usdtVarPidnsDev    = "pidns_dev"
 	usdtVarPidnsIno    = "pidns_ino"
-	usdtVarPlain       = "plain"
 	usdtVarStrMax      = "str_max"
 	usdtVarWakeupBytes = "wakeup_bytes"
 )
@@ -165,7 +164,6 @@ type usdtVariableSpecs struct {
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
-	Plain       *ebpf.VariableSpec `ebpf:"plain"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -220,7 +218,6 @@ type usdtVariables struct {
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
-	Plain       *ebpf.Variable `ebpf:"plain"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

@@ -30,7 +30,6 @@ const (
 	usdtfaultVarFiltering   = "filtering"
 	usdtfaultVarPidnsDev    = "pidns_dev"
 	usdtfaultVarPidnsIno    = "pidns_ino"
-	usdtfaultVarPlain       = "plain"
 	usdtfaultVarStrMax      = "str_max"
 	usdtfaultVarWakeupBytes = "wakeup_bytes"
 )
@@ -103,7 +102,6 @@ type usdtfaultVariableSpecs struct {
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
-	Plain       *ebpf.VariableSpec `ebpf:"plain"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -158,7 +156,6 @@ type usdtfaultVariables struct {
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
-	Plain       *ebpf.Variable `ebpf:"plain"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

@@ -28,7 +28,6 @@ const (
 	usdtnumfaultVarFiltering   = "filtering"
 	usdtnumfaultVarPidnsDev    = "pidns_dev"
 	usdtnumfaultVarPidnsIno    = "pidns_ino"
-	usdtnumfaultVarPlain       = "plain"
 	usdtnumfaultVarWakeupBytes = "wakeup_bytes"
 )
 
@@ -98,7 +97,6 @@ type usdtnumfaultVariableSpecs struct {
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
-	Plain       *ebpf.VariableSpec `ebpf:"plain"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
 
@@ -148,7 +146,6 @@ type usdtnumfaultVariables struct {
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
-	Plain       *ebpf.Variable `ebpf:"plain"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
 
