@@ -196,12 +196,16 @@ func TestByAddressRefused(t *testing.T) {
 	}
 }
 
-// waitMaps waits until process pid maps a file named name.
+// waitMaps waits until process pid maps the code of a file named name:
+// the loader maps a library whole first, then its code.
 func waitMaps(t *testing.T, pid int, name string) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps"); strings.Contains(string(b), name) {
-			return
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
+		for l := range strings.Lines(string(b)) {
+			if f := strings.Fields(l); len(f) == 6 && f[1] == "r-xp" && strings.HasSuffix(f[5], "/"+name) {
+				return
+			}
 		}
 	}
 	t.Fatalf("process %d did not map %s within 10s", pid, name)

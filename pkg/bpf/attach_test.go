@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -80,6 +82,9 @@ func load(t *testing.T, opts Options) *Program {
 		opts.FlushInterval = 20 * time.Millisecond
 	}
 	p, err := Load(&opts)
+	if errors.Is(err, ErrNotSupported) && filtering(&opts) && kernelBefore(5, 15) {
+		t.Skipf("requires kernel 5.15 (due to missing BPF cookies: %v)", err)
+	}
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -97,6 +102,11 @@ func load(t *testing.T, opts Options) *Program {
 		t.Fatal("Load chose per-site uprobes on a kernel with uprobe_multi")
 	}
 	return p
+}
+
+// filtering reports whether o has the program evaluate filters.
+func filtering(o *Options) bool {
+	return o.Filtering || slices.ContainsFunc(o.Filters, func(f *filter.Program) bool { return f != nil })
 }
 
 // sites returns the probe sites of path with their specs, strings
