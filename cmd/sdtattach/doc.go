@@ -213,9 +213,11 @@ Before Linux 5.15, which brought BPF cookies, the BPF program tells the
 probe sites apart by their address, which is known for an executable
 that is not position-independent, and for every file of a process traced
 with -p or -c; it is not for a position-independent executable (PIE) or a
-library traced by PATH in every process, or for those of the children of
--f, which --backend auto then traces with tracefs, saying why, and
---backend bpf refuses. Where auto traces with BPF by address, it says so:
+library traced by PATH in every process, or with -f in the command's
+children, which --backend auto then traces with tracefs, saying why, and
+--backend bpf refuses; so is --filter, whose interpreter the verifier of
+those kernels cannot check. Where auto traces with BPF by address, it
+says so:
 
 	sdtattach: kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address
 
@@ -645,8 +647,8 @@ after killing the command, which never ran).
 
 Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.8 (BPF ring
 buffers) built with uprobes (CONFIG_UPROBE_EVENTS), 5.15 (BPF cookies) for
-position-independent files traced by PATH in every process and for -f
-(see Backends); --backend
+position-independent files traced by PATH in every process or with -f, and
+for --filter (see Backends); --backend
 tracefs needs no BPF but root, or CAP_PERFMON and write access to tracefs
 (its files are root's), and Linux 4.20 for semaphores (reference
 counters); before Linux 5.7 (events of several probes, immediate fetch

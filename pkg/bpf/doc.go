@@ -19,9 +19,13 @@
 // process, and two executables with sites at the same address, with an
 // error matching ErrNoCookies and ErrNotSupported. The choice is a
 // constant the verifier knows, which makes the cookie's helper, unknown
-// to those kernels, dead code; the atomic operations Linux 5.12 brought
-// are left out there too, uprobe programs running with preemption
-// disabled.
+// to those kernels, dead code. Those kernels load builds of their own
+// (usdtold, usdtnumold, aggold), without what their verifier refuses
+// even in dead code: the atomic operations Linux 5.12 brought, which
+// plain ones replace, uprobe programs running there with preemption
+// disabled, and global functions that take pointers. Their verifier
+// cannot check the interpreter of filters then: Load refuses
+// Options.Filters there with ErrNotSupported.
 //
 // NewSpec translates arguments parsed by package argspec into a Spec:
 //
