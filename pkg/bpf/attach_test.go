@@ -81,6 +81,12 @@ func load(t *testing.T, opts Options) *Program {
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 20 * time.Millisecond
 	}
+	if !opts.PerSite && kernelBefore(6, 6) {
+		t.Skip("requires kernel 6.6 (due to missing uprobe_multi)")
+	}
+	if opts.noCookies && kernelBefore(5, 15) {
+		t.Skip("tells the sites apart by address, as every mode does on a kernel without BPF cookies")
+	}
 	p, err := Load(&opts)
 	if errors.Is(err, ErrNotSupported) && filtering(&opts) && kernelBefore(5, 15) {
 		t.Skipf("requires kernel 5.15 (due to missing BPF cookies: %v)", err)

@@ -97,7 +97,25 @@ func TestPIE(t *testing.T) {
 				if err := p.Attach(exe, ss); err != nil {
 					t.Fatalf("Attach: %v", err)
 				}
-				evs = collect(t, events(t, p), cmd.Process.Pid, 4)
+				// The sites are attached one after the other
+				// while the fixture runs: two of each, from the
+				// first of "all" whose "glob" follows.
+				ch := events(t, p)
+				for n := map[string]int{}; n["all"] < 2 || n["glob"] < 2; {
+					ev := collect(t, ch, cmd.Process.Pid, 1)
+					if len(ev) == 0 {
+						break
+					}
+					name := f.Sites[ev[0].Probe].Name
+					if name == "glob" && n["all"] == 0 || n[name] == 2 {
+						continue
+					}
+					if name == "all" && n["glob"] < n["all"] {
+						n, evs = map[string]int{}, nil // no glob after it
+					}
+					n[name]++
+					evs = append(evs, ev[0])
+				}
 			}
 
 			var all *stapsdt.Site

@@ -7,11 +7,13 @@ import (
 	"time"
 )
 
-// byAddress are the modes that tell the sites apart by their address.
+// byAddress are the modes that tell the sites apart by their address,
+// reading strings: on a kernel without BPF cookies, every such mode.
 func byAddress() []mode {
+	old := kernelBefore(5, 15)
 	var ms []mode
 	for _, m := range modes {
-		if m.noCookies && !m.noStrings {
+		if m.noCookies != old && !m.noStrings {
 			ms = append(ms, m)
 		}
 	}

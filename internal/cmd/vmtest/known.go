@@ -63,20 +63,6 @@ var knownFailures = []knownFailure{
 		why: "races: attaches to the demo by pid before it maps its probes (an example then exits the test binary with log.Fatal)",
 	},
 	{
-		check: "go test pkg/bpf",
-		tests: []string{"TestAddProbe", "TestAggregate", "TestAggregateLatency", "TestAggregateLost",
-			"TestDemo", "TestSemaphore", "TestNoStrings", "TestDetach", "TestReadDuringDetach",
-			"TestFaults", "TestLoadFilters", "TestKeeperErrors", "TestKeeperTracerGone",
-			"TestKeeperKilledLettingGo", "TestPIDNamespace", "TestPIE", "TestBias", "TestPID",
-			"TestStackDepthVerifier"},
-		when: before(5, 15),
-		why:  "the tests fail, rather than skip, where the kernel lacks BPF cookies (issue 29, part 2)",
-	},
-	{
-		check: "go test pkg/attach", tests: []string{"TestExamples"}, when: before(5, 15),
-		why: "Example_count and Example_latency print nothing where the kernel lacks BPF cookies (issue 29, part 2)",
-	},
-	{
 		check: "go test pkg/uprobes", tests: []string{"TestList"}, when: before(6, 18),
 		why: "uprobes.Owners finds no reference counter of a perf_event uprobe on this kernel",
 	},
