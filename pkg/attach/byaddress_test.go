@@ -225,3 +225,34 @@ func kernelBefore(major, minor int) bool {
 	fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi)
 	return ma < major || ma == major && mi < minor
 }
+
+// TestByAddressSaid checks that BackendAuto says it traces with the BPF
+// program by address, and that a file the process does not map, whose
+// address no follower will learn, is named.
+func TestByAddressSaid(t *testing.T) {
+	testenv.RequireUprobes(t)
+	bpfhook.NoCookies.Store(true)
+	defer bpfhook.NoCookies.Store(false)
+	prog := buildProg(t)
+	cmd := exec.Command(demo, "0", "10")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	waitMaps(t, cmd.Process.Pid, filepath.Base(demo))
+	var warned []string
+	lib := filepath.Join(filepath.Dir(prog), "libwork.so")
+	tr, err := Open(context.Background(), specs(t, "demo:tick", lib+":work:call"), &Options{PID: cmd.Process.Pid, Warn: func(err error) { warned = append(warned, err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	want := []string{
+		"kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address",
+		lib + ": not mapped by process " + strconv.Itoa(cmd.Process.Pid) + " yet: on a kernel without BPF cookies, which tells the probe sites apart by their address, its probes are not traced",
+	}
+	if !slices.Equal(warned, want) {
+		t.Errorf("warned %q, want %q", warned, want)
+	}
+}
