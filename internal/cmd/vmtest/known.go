@@ -59,7 +59,7 @@ var knownFailures = []knownFailure{
 		why: "waits 3 s for the kernel to let 1000 uprobes go after the keeper is killed, which a 16-vCPU guest can take longer than",
 	},
 	{
-		check: "go test pkg/attach", tests: []string{"TestTracerProcessExit", "TestExamples"}, when: always,
+		check: "go test pkg/attach", tests: []string{"TestTracerProcessExit", "TestExamples", "TestExamplesByAddress"}, when: always,
 		why: "races: attaches to the demo by pid before it maps its probes (an example then exits the test binary with log.Fatal)",
 	},
 	{
