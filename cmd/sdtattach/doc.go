@@ -236,11 +236,23 @@ an attached probe is either written or counted as lost.
 
 --backend auto, the default, traces with BPF where it can be used, and
 with tracefs where it cannot: when the kernel lacks what the BPF program
-needs (BPF, ring buffers, cookies) or loading it is not permitted while
+needs (BPF, ring buffers) or loading it is not permitted while
 uprobe_events may be written (a seccomp filter or a security module that
 forbids bpf(2) to root). It then says so on stderr, with the cause:
 
 	sdtattach: BPF is not permitted (load: ...); tracing with --backend tracefs
+
+Before Linux 5.15, which brought BPF cookies, the BPF program tells the
+probe sites apart by their address, which is known for an executable
+that is not position-independent, and for every file of a process traced
+with -p or -c; it is not for a position-independent executable (PIE) or a
+library traced by PATH in every process, or with -f in the command's
+children, which --backend auto then traces with tracefs, saying why, and
+--backend bpf refuses; so is --filter, whose interpreter the verifier of
+those kernels cannot check. Where auto traces with BPF by address, it
+says so:
+
+	sdtattach: kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address
 
 Without privilege no backend is tried but BPF: tracefs needs it too.
 --backend bpf and --backend tracefs force one.
@@ -666,8 +678,10 @@ a --types file (which may be a named pipe, as bash's <(...) gives) or
 the maps of processes, it exits with status 1 without attaching (with -c,
 after killing the command, which never ran).
 
-Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies
-and ring buffers) built with uprobes (CONFIG_UPROBE_EVENTS); --backend
+Tracing needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.8 (BPF ring
+buffers) built with uprobes (CONFIG_UPROBE_EVENTS), 5.15 (BPF cookies) for
+position-independent files traced by PATH in every process or with -f, and
+for --filter (see Backends); --backend
 tracefs needs no BPF but root, or CAP_PERFMON and write access to tracefs
 (its files are root's), and Linux 4.20 for semaphores (reference
 counters); before Linux 5.7 (events of several probes, immediate fetch

@@ -313,11 +313,12 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 	if err != nil {
 		return nil, err
 	}
-	follow := p.newFollower()
+	follow := p.newFollower(prog)
 	if err := p.attachTo(prog); err != nil {
 		follow.stop()
 		return nil, err
 	}
+	p.noteByAddress(prog, follow)
 	ag := &Aggregator{src: bpfSource{prog}, prog: prog, plan: p, agg: *a, probes: probes, dlopen: follow, stopping: make(chan struct{}), closing: make(chan struct{})}
 	if follow != nil {
 		follow.start(p, prog, ag)

@@ -316,11 +316,12 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 			syms.Frames(nil, o.PID, nil)
 		}
 	}
-	follow := p.newFollower()
+	follow := p.newFollower(prog)
 	if err := p.attachTo(prog); err != nil {
 		follow.stop()
 		return nil, err
 	}
+	p.noteByAddress(prog, follow)
 	t := newBPFTracer(prog, p, follow)
 	t.syms = syms
 	return t, nil
@@ -343,15 +344,39 @@ func (p *Plan) room() (sites, probes int) {
 	return sites, probes
 }
 
+// relocating reports whether prog, which tells the sites apart by their
+// address, needs to follow the libraries the process of a command loads
+// to learn their addresses: the command, stopped at its execve, has not
+// mapped its libraries yet (see bpf.Program.Relocate).
+func (p *Plan) relocating(prog *bpf.Program) bool {
+	return prog.ByAddress() && p.opts.Dlopen && p.opts.PID != 0 && p.cgroup == 0
+}
+
+// noteByAddress tells Options.Warn that BackendAuto chose the BPF
+// program on a kernel without BPF cookies, where it tells the sites
+// apart by their address, and, with any backend, of the files whose
+// addresses are not known, unless followed: their hits are skipped.
+func (p *Plan) noteByAddress(prog *bpf.Program, follow *dlopenFollower) {
+	if p.opts.Backend == BackendAuto && prog.ByAddress() {
+		p.warn(errors.New("kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address"))
+	}
+	if follow != nil {
+		return
+	}
+	for _, path := range prog.Unmapped() {
+		p.warn(fmt.Errorf("%s: not mapped by process %d yet: on a kernel without BPF cookies, which tells the probe sites apart by their address, its probes are not traced", path, p.opts.PID))
+	}
+}
+
 // newFollower returns the follower of the libraries the process loads,
 // or nil when not following, when the process has no dynamic loader to
 // follow (a static program without _dl_debug_state), or when following
 // fails, which takes nothing away from the sites planned (Options.Warn
-// says why). It is
-// made before the command of Options.OnAttached runs.
-func (p *Plan) newFollower() *dlopenFollower {
+// says why). It follows them also when prog needs their addresses (see
+// relocating). It is made before the command of Options.OnAttached runs.
+func (p *Plan) newFollower(prog *bpf.Program) *dlopenFollower {
 	o := &p.opts
-	if !p.following() {
+	if !p.following() && !p.relocating(prog) {
 		return nil
 	}
 	f, err := newDlopenFollower(o, p.cgroup)

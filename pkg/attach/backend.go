@@ -19,8 +19,11 @@ const (
 	// BackendAuto uses the BPF program, or uprobe events where it
 	// cannot be used: the kernel lacks what the program needs, or BPF
 	// is not permitted (a seccomp filter, a security module) while
-	// tracefs may be written. Options.Warn is told why, as a
-	// *Fallback.
+	// tracefs may be written, or the kernel lacks BPF cookies (Linux
+	// 5.15) and the sites' addresses, which the program tells them
+	// apart by then, are not known (see package bpf). Options.Warn is
+	// told why, as a *Fallback; and told when the program tells the
+	// sites apart by address.
 	BackendAuto Backend = iota
 	// BackendBPF attaches the BPF program of package bpf, which reads
 	// the arguments, filters and aggregates in the kernel.
@@ -55,8 +58,11 @@ func ParseBackend(name string) (Backend, error) {
 // A Fallback is what BackendAuto tells Options.Warn when it uses uprobe
 // events because the BPF program cannot be used.
 type Fallback struct {
-	Reason string // "the kernel cannot run the BPF program", "BPF is not permitted"
-	Err    error  // of loading or attaching the BPF program
+	// Reason is "the kernel cannot run the BPF program", "BPF is not
+	// permitted", or, on a kernel without BPF cookies, "the BPF program
+	// cannot tell these probe sites apart ..." (bpf.ErrNoCookies).
+	Reason string
+	Err    error // of loading or attaching the BPF program
 }
 
 func (f *Fallback) Error() string {
@@ -105,6 +111,8 @@ func withBackend[T any](p *Plan, withBPF, withTracefs func() (T, error)) (T, err
 // too.
 func withoutBPF(err error, tracefsWritable func() error) string {
 	switch {
+	case errors.Is(err, bpf.ErrNoCookies):
+		return "the BPF program cannot tell these probe sites apart on a kernel without BPF cookies"
 	case errors.Is(err, bpf.ErrNotSupported), errors.Is(err, syscall.ENOSYS):
 		return "the kernel cannot run the BPF program"
 	case errors.Is(err, bpf.ErrPermission) && tracefsWritable() == nil:

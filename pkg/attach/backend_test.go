@@ -21,7 +21,8 @@ func TestWithoutBPF(t *testing.T) {
 		wantWhy  bool
 		wantText string
 	}{
-		{"no cookies", fmt.Errorf("kernel without BPF cookies (Linux 5.15): %w", bpf.ErrNotSupported), readOnly, true, "cannot run"},
+		{"no ring buffers", fmt.Errorf("kernel without BPF ring buffers (Linux 5.8): %w", bpf.ErrNotSupported), readOnly, true, "cannot run"},
+		{"no cookies", fmt.Errorf("attach x: %w: a PIE: %w", bpf.ErrNoCookies, bpf.ErrNotSupported), readOnly, true, "cannot tell these probe sites apart"},
 		{"no bpf(2)", fmt.Errorf("load: %w", syscall.ENOSYS), writable, true, "cannot run"},
 		{"seccomp", fmt.Errorf("load: %w (%w)", syscall.EPERM, bpf.ErrPermission), writable, true, "not permitted"},
 		{"unprivileged", fmt.Errorf("load: %w (%w)", syscall.EPERM, bpf.ErrPermission), readOnly, false, ""},

@@ -193,6 +193,9 @@ func (f *dlopenFollower) run() {
 		if pid == 0 {
 			continue // in a PID namespace below this one: not stopped
 		}
+		if err := f.prog.Relocate(); err != nil {
+			f.warn(fmt.Errorf("process %d: %w; the probes of the files it maps anew may miss hits", pid, err))
+		}
 		f.addLoaded(pid)
 		f.cont(pid)
 	}

@@ -31,6 +31,16 @@
 // BPF is not permitted, and tells Options.Warn why (a *Fallback).
 // Following dlopen takes BPF.
 //
+// Before Linux 5.15 the BPF program tells the sites apart by their
+// address, not by BPF cookie (see package bpf): BackendAuto uses it where
+// the addresses are known, for executables that are not
+// position-independent and for every object of the process of
+// Options.PID or Options.Command, and says so to Options.Warn; a
+// position-independent file traced in every process, or with
+// Options.Cgroup, is traced with uprobe events there (a *Fallback whose
+// error matches bpf.ErrNoCookies). With Options.Command the libraries it
+// maps at its start are followed as dlopen is, to learn their addresses.
+//
 // # Resolving
 //
 // A specification is [usdt:]PATH:PROVIDER:NAME[(TYPES)] or, with

@@ -50,7 +50,6 @@ static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)3;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
 
 enum {
-	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_ARRAY_OF_MAPS = 12,
 	BPF_F_NO_PREALLOC = 1,
@@ -235,6 +234,18 @@ static __always_inline __u8 bucket(__u64 v, int sign)
 }
 
 /*
+ * atomic_add adds v to *p. Not with an atomic add in USDT_OLD: clang
+ * makes an add of 0 an atomic or, which those kernels lack.
+ */
+static __always_inline void atomic_add(__u64 *p, __u64 v)
+{
+	if (USDT_OLD)
+		*p += v;
+	else
+		__sync_fetch_and_add(p, v);
+}
+
+/*
  * atomic_max raises *p to v. Another hit on the same CPU can change *p
  * between the load and the exchange only by raising it too, so a failed
  * exchange is retried against the newer value; the bound is for the
@@ -244,6 +255,11 @@ static __always_inline void atomic_max(__u64 *p, __u64 v)
 {
 	__u64 old = *p;
 
+	if (USDT_OLD) {
+		if (v > old)
+			*p = v;
+		return;
+	}
 	for (int i = 0; i < 16 && v > old; i++) {
 		__u64 prev = __sync_val_compare_and_swap(p, old, v);
 
@@ -287,7 +303,7 @@ static __always_inline void lost(void *m, struct aggkey *k)
 	reset_key(k, k->probe, BUCKET_LOST);
 	a = bpf_map_lookup_elem(m, k);
 	if (a)
-		__sync_fetch_and_add(&a->count, 1);
+		atomic_add(&a->count, 1);
 	else
 		count(LOST_AGG);
 }
@@ -313,9 +329,9 @@ static __always_inline void add(void *m, struct aggkey *k, __u64 v)
 			return;
 		}
 	}
-	__sync_fetch_and_add(&a->count, 1);
+	atomic_add(&a->count, 1);
 	if (mode == AGG_STATS || mode == AGG_LATENCY) {
-		__sync_fetch_and_add(&a->sum, v);
+		atomic_add(&a->sum, v);
 		atomic_max(&a->min, ~ord);
 		atomic_max(&a->max, ord);
 	}
@@ -429,7 +445,15 @@ static __always_inline int pair(const struct regs *r, struct spec *s, struct agg
 	}
 	if (role & ROLE_END) {
 		w = bpf_map_lookup_elem(&starts, k->data);
-		if (w) {
+		if (w && USDT_OLD) {
+			/*
+			 * No exchange (see USDT_OLD), and starts is not per CPU:
+			 * the END that deletes the START takes it.
+			 */
+			t = w->ts;
+			if (t && bpf_map_delete_elem(&starts, k->data))
+				t = 0;
+		} else if (w) {
 			t = __sync_lock_test_and_set(&w->ts, 0);
 			if (t)
 				bpf_map_delete_elem(&starts, k->data);

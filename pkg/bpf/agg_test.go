@@ -14,7 +14,7 @@ import (
 // aggDemo runs the demo, aggregated by a, and returns the entries of its
 // hits as text, sorted, and what a second Collect found. The key has the
 // pid first, which tells the demo's hits from those of other tests.
-func aggDemo(t *testing.T, perSite bool, a *Aggregation) (first, second []string) {
+func aggDemo(t *testing.T, m mode, a *Aggregation) (first, second []string) {
 	t.Helper()
 	withPID := *a
 	withPID.Parts = append([]PartKind{PartPID}, a.Parts...)
@@ -23,7 +23,7 @@ func aggDemo(t *testing.T, perSite bool, a *Aggregation) (first, second []string
 		p.Parts = append([]AggArg{{}}, p.Parts...)
 		withPID.Probes = append(withPID.Probes, p)
 	}
-	p := load(t, Options{PerSite: perSite, Aggregate: &withPID})
+	p := load(t, m.options(Options{Aggregate: &withPID}))
 	ss, _ := sites(t, demo, func(p *stapsdt.Site) ArgMask {
 		if p.Name == "start" {
 			return 1 << 1 // argv[0]
@@ -118,9 +118,9 @@ func TestAggregate(t *testing.T) {
 			},
 		},
 	} {
-		for _, perSite := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/perSite=%v", tt.name, perSite), func(t *testing.T) {
-				first, second := aggDemo(t, perSite, &tt.a)
+		for _, m := range aggModes() {
+			t.Run(tt.name+"/"+m.name, func(t *testing.T) {
+				first, second := aggDemo(t, m, &tt.a)
 				if !slices.Equal(first, tt.want) {
 					t.Errorf("Collect:\n%s\nwant\n%s", strings.Join(first, "\n"), strings.Join(tt.want, "\n"))
 				}
@@ -161,48 +161,63 @@ func TestAggregateLatency(t *testing.T) {
 			{}, {Start: true, End: true}, {Start: true, End: true}}},
 			9, 0, 10, 1, 1, 1e9},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			a := tt.a
-			a.Parts = []PartKind{PartPID}
-			for i := range a.Probes {
-				a.Probes[i].Parts = []AggArg{{}}
-			}
-			p, cmd := runAggregated(t, &a, "10")
-			pid := uint64(cmd.Process.Pid)
-			var pairs, unmatched, starts, pending uint64
-			lo, hi := int64(1<<62), int64(-1)
-			err := p.Collect(func(e *AggEntry) {
-				switch {
-				case e.Pending:
-					pending += e.Count
-				case e.Starts:
-					starts += e.Count
-				case len(e.Parts) != 1 || e.Parts[0].Bits != pid:
-					// another process, or a key that is not read at ENDs
-				case e.Unmatched:
-					unmatched += e.Count
-				case e.Lost, e.Unread:
-					t.Errorf("entry %+v", *e)
-				default:
-					pairs += e.Count
-					lo, hi = min(lo, e.Min), max(hi, e.Max)
-					if bucketOf(e.Min) != e.Bucket || bucketOf(e.Max) != e.Bucket {
-						t.Errorf("bucket %d holds [%d, %d]", e.Bucket, e.Min, e.Max)
+		for _, m := range aggModes() {
+			t.Run(tt.name+"/"+m.name, func(t *testing.T) {
+				a := tt.a
+				a.Parts = []PartKind{PartPID}
+				a.Probes = slices.Clone(a.Probes)
+				for i := range a.Probes {
+					a.Probes[i].Parts = []AggArg{{}}
+				}
+				p, cmd := runAggregated(t, m, &a, "10")
+				pid := uint64(cmd.Process.Pid)
+				var pairs, unmatched, starts, pending uint64
+				lo, hi := int64(1<<62), int64(-1)
+				err := p.Collect(func(e *AggEntry) {
+					switch {
+					case e.Pending:
+						pending += e.Count
+					case e.Starts:
+						starts += e.Count
+					case len(e.Parts) != 1 || e.Parts[0].Bits != pid:
+						// another process, or a key that is not read at ENDs
+					case e.Unmatched:
+						unmatched += e.Count
+					case e.Lost, e.Unread:
+						t.Errorf("entry %+v", *e)
+					default:
+						pairs += e.Count
+						lo, hi = min(lo, e.Min), max(hi, e.Max)
+						if bucketOf(e.Min) != e.Bucket || bucketOf(e.Max) != e.Bucket {
+							t.Errorf("bucket %d holds [%d, %d]", e.Bucket, e.Min, e.Max)
+						}
 					}
+				})
+				if err != nil {
+					t.Fatalf("Collect: %v", err)
+				}
+				if pairs != tt.pairs || unmatched != tt.unmatched || starts != tt.starts || pending != tt.pending {
+					t.Errorf("pairs %d, unmatched %d, starts %d, pending %d; want %d, %d, %d, %d",
+						pairs, unmatched, starts, pending, tt.pairs, tt.unmatched, tt.starts, tt.pending)
+				}
+				if tt.pairs > 0 && (lo < tt.min || hi > tt.max) {
+					t.Errorf("latencies in [%d, %d] ns, want in [%d, %d]", lo, hi, tt.min, tt.max)
 				}
 			})
-			if err != nil {
-				t.Fatalf("Collect: %v", err)
-			}
-			if pairs != tt.pairs || unmatched != tt.unmatched || starts != tt.starts || pending != tt.pending {
-				t.Errorf("pairs %d, unmatched %d, starts %d, pending %d; want %d, %d, %d, %d",
-					pairs, unmatched, starts, pending, tt.pairs, tt.unmatched, tt.starts, tt.pending)
-			}
-			if tt.pairs > 0 && (lo < tt.min || hi > tt.max) {
-				t.Errorf("latencies in [%d, %d] ns, want in [%d, %d]", lo, hi, tt.min, tt.max)
-			}
-		})
+		}
 	}
+}
+
+// aggModes are the modes of the aggregating program, which reads
+// strings always.
+func aggModes() []mode {
+	var ms []mode
+	for _, m := range modes {
+		if !m.noStrings {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
 
 // bucketOf returns the log2 bucket of a latency, numbered as package
@@ -236,7 +251,7 @@ func TestAggregateLost(t *testing.T) {
 			map[uint32]uint64{1: 4, 2: 5}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, _ := runAggregated(t, &tt.a, "1")
+			p, _ := runAggregated(t, mode{name: "uprobe_multi"}, &tt.a, "1")
 			got := make(map[uint32]uint64)
 			err := p.Collect(func(e *AggEntry) {
 				if e.Lost {
@@ -255,9 +270,9 @@ func TestAggregateLost(t *testing.T) {
 
 // runAggregated attaches a program aggregating as a says to every site
 // of the demo and runs it: 5 ticks, ms milliseconds apart.
-func runAggregated(t *testing.T, a *Aggregation, ms string) (*Program, *exec.Cmd) {
+func runAggregated(t *testing.T, m mode, a *Aggregation, ms string) (*Program, *exec.Cmd) {
 	t.Helper()
-	p := load(t, Options{Aggregate: a})
+	p := load(t, m.options(Options{Aggregate: a}))
 	ss, _ := sites(t, demo, nil)
 	if err := p.Attach(demo, ss); err != nil {
 		t.Fatalf("Attach: %v", err)

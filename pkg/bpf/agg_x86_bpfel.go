@@ -50,10 +50,12 @@ const (
 	aggMapFilters    = "filters"
 	aggMapProbes     = "probes"
 	aggMapScratch    = "scratch"
+	aggMapSiteIps    = "site_ips"
 	aggMapSites      = "sites"
 	aggMapStarts     = "starts"
 	aggProgAggMulti  = "agg_multi"
 	aggProgAggSingle = "agg_single"
+	aggVarByIp       = "by_ip"
 	aggVarCgroupId   = "cgroup_id"
 	aggVarFiltering  = "filtering"
 	aggVarKeyWords   = "key_words"
@@ -125,6 +127,7 @@ type aggMapSpecs struct {
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Probes   *ebpf.MapSpec `ebpf:"probes"`
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
+	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 	Starts   *ebpf.MapSpec `ebpf:"starts"`
 }
@@ -133,6 +136,7 @@ type aggMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type aggVariableSpecs struct {
+	ByIp      *ebpf.VariableSpec `ebpf:"by_ip"`
 	CgroupId  *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering *ebpf.VariableSpec `ebpf:"filtering"`
 	KeyWords  *ebpf.VariableSpec `ebpf:"key_words"`
@@ -174,6 +178,7 @@ type aggMaps struct {
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Probes   *ebpf.Map `ebpf:"probes"`
 	Scratch  *ebpf.Map `ebpf:"scratch"`
+	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 	Starts   *ebpf.Map `ebpf:"starts"`
 }
@@ -186,6 +191,7 @@ func (m *aggMaps) Close() error {
 		m.Filters,
 		m.Probes,
 		m.Scratch,
+		m.SiteIps,
 		m.Sites,
 		m.Starts,
 	)
@@ -195,6 +201,7 @@ func (m *aggMaps) Close() error {
 //
 // It can be passed to loadAggObjects or ebpf.CollectionSpec.LoadAndAssign.
 type aggVariables struct {
+	ByIp      *ebpf.Variable `ebpf:"by_ip"`
 	CgroupId  *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering *ebpf.Variable `ebpf:"filtering"`
 	KeyWords  *ebpf.Variable `ebpf:"key_words"`

@@ -22,7 +22,7 @@ type Site struct {
 // Options.PID only. Sites are numbered from 0 in the order they are
 // attached, across calls; events carry the number as Site. On error,
 // none of the sites is attached.
-func (p *Program) Attach(path string, sites []Site) error {
+func (p *Program) Attach(path string, sites []Site) (err error) {
 	if len(sites) == 0 {
 		return nil
 	}
@@ -46,6 +46,17 @@ func (p *Program) Attach(path string, sites []Site) error {
 			}
 		}
 	}
+	if p.byIP {
+		undo, err := p.place(path, first, sites)
+		if err != nil {
+			return fmt.Errorf("attach %s: %w", path, err)
+		}
+		defer func() {
+			if err != nil {
+				undo()
+			}
+		}()
+	}
 	for i := range sites {
 		if err := p.maps.Sites.Put(uint32(first+i), &sites[i].Spec.raw); err != nil {
 			return fmt.Errorf("attach %s: store spec: %w", path, err)
@@ -60,6 +71,7 @@ func (p *Program) Attach(path string, sites []Site) error {
 		PID:           p.pid,
 		Multi:         p.multi,
 		First:         first,
+		NoCookies:     p.byIP,
 		Offsets:       make([]uint64, len(sites)),
 		RefCtrOffsets: make([]uint64, len(sites)),
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
 	"github.com/sdtkit/sdtkit/pkg/argspec"
+	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
@@ -40,17 +42,37 @@ func requireAMD64(t *testing.T) {
 	}
 }
 
-// modes are the two ways of attaching, each with both programs, as
-// subtests.
-var modes = []struct {
+// modes are the two ways of attaching, each with both programs, and
+// each as on a kernel without BPF cookies, which tells the sites apart
+// by their address, as subtests.
+var modes = []mode{
+	{"uprobe_multi", false, false, false, false},
+	{"uprobe", true, false, false, false},
+	{"uprobe_multi/numbers", false, true, false, false},
+	{"uprobe/numbers", true, true, false, false},
+	{"uprobe_multi/by-address", false, false, true, false},
+	{"uprobe/by-address", true, false, true, false},
+	{"uprobe/numbers/by-address", true, true, true, false},
+	{"uprobe/old", true, false, true, true},
+	{"uprobe/numbers/old", true, true, true, true},
+}
+
+// A mode is a way of attaching: one uprobe_multi link or a uprobe per
+// site, the program that reads strings or the one that does not, the
+// sites told apart by cookie or by address, and, by address, with the
+// builds for kernels without BPF cookies (old).
+type mode struct {
 	name      string
 	perSite   bool
 	noStrings bool
-}{
-	{"uprobe_multi", false, false},
-	{"uprobe", true, false},
-	{"uprobe_multi/numbers", false, true},
-	{"uprobe/numbers", true, true},
+	noCookies bool
+	old       bool
+}
+
+// options returns o with the options of the mode.
+func (m mode) options(o Options) Options {
+	o.PerSite, o.NoStrings, o.noCookies, o.oldBuild = m.perSite, m.noStrings, m.noCookies, m.old
+	return o
 }
 
 // load loads the program for a mode and closes it at the end of the test.
@@ -59,11 +81,26 @@ func load(t *testing.T, opts Options) *Program {
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 20 * time.Millisecond
 	}
+	if !opts.PerSite && kernelBefore(6, 6) {
+		t.Skip("requires kernel 6.6 (due to missing uprobe_multi)")
+	}
+	if opts.noCookies && kernelBefore(5, 15) {
+		t.Skip("tells the sites apart by address, as every mode does on a kernel without BPF cookies")
+	}
 	p, err := Load(&opts)
+	if errors.Is(err, ErrNotSupported) && filtering(&opts) && kernelBefore(5, 15) {
+		t.Skipf("requires kernel 5.15 (due to missing BPF cookies: %v)", err)
+	}
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	t.Cleanup(func() { p.Close() })
+	if opts.noCookies && !p.ByAddress() {
+		t.Fatal("Load with noCookies: ByAddress() = false")
+	}
+	if !opts.noCookies && p.ByAddress() != kernelBefore(5, 15) {
+		t.Fatalf("ByAddress() = %v on Linux %s", p.ByAddress(), kernelRelease())
+	}
 	if !opts.PerSite && !p.multi {
 		if kernelBefore(6, 6) {
 			t.Skip("requires kernel 6.6 (due to missing uprobe_multi)")
@@ -71,6 +108,11 @@ func load(t *testing.T, opts Options) *Program {
 		t.Fatal("Load chose per-site uprobes on a kernel with uprobe_multi")
 	}
 	return p
+}
+
+// filtering reports whether o has the program evaluate filters.
+func filtering(o *Options) bool {
+	return o.Filtering || slices.ContainsFunc(o.Filters, func(f *filter.Program) bool { return f != nil })
 }
 
 // sites returns the probe sites of path with their specs, strings
@@ -162,7 +204,7 @@ func TestDemo(t *testing.T) {
 	requireAMD64(t)
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings})
+			p := load(t, m.options(Options{}))
 			ss, f := sites(t, demo, func(p *stapsdt.Site) ArgMask {
 				if p.Name == "start" && !m.noStrings {
 					return 1 << 1 // argv[0]
@@ -213,6 +255,13 @@ func TestDemo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kernelRelease returns the release of the running kernel.
+func kernelRelease() string {
+	var u unix.Utsname
+	unix.Uname(&u)
+	return unix.ByteSliceToString(u.Release[:])
 }
 
 // kernelBefore reports whether the running kernel is older than
@@ -306,7 +355,8 @@ func TestSemaphore(t *testing.T) {
 			if s, k := sema(); s != 0 || k != 0 {
 				t.Errorf("before Attach: semaphores start=%d tick=%d, want 0 0", s, k)
 			}
-			p, err := Load(&Options{PerSite: m.perSite, NoStrings: m.noStrings})
+			o := m.options(Options{})
+			p, err := Load(&o)
 			if err != nil {
 				t.Fatal(err)
 			}

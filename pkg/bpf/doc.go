@@ -8,6 +8,25 @@
 // program thus serves any probe of any binary, and no code is compiled at
 // run time.
 //
+// Kernels before Linux 5.15 have no BPF cookies. There the program finds
+// the number of the site by its address, as libbpf does: the uprobe's
+// instruction pointer is the address of the probe, which a hash map gives
+// the number of (Program.ByAddress). An address is known in every
+// process for an executable that is not position-independent (ET_EXEC),
+// and in the process of Options.PID, from its maps, for any file it maps
+// (Program.Relocate follows the files it maps later). Attach refuses a
+// position-independent file, an executable (PIE) or a library, in every
+// process, and two executables with sites at the same address, with an
+// error matching ErrNoCookies and ErrNotSupported. The choice is a
+// constant the verifier knows, which makes the cookie's helper, unknown
+// to those kernels, dead code. Those kernels load builds of their own
+// (usdtold, usdtnumold, aggold), without what their verifier refuses
+// even in dead code: the atomic operations Linux 5.12 brought, which
+// plain ones replace, uprobe programs running there with preemption
+// disabled, and global functions that take pointers. Their verifier
+// cannot check the interpreter of filters then: Load refuses
+// Options.Filters there with ErrNotSupported.
+//
 // NewSpec translates arguments parsed by package argspec into a Spec:
 //
 //	register      -4@%ebx, 1@%ah  value of the register, cut to the size
@@ -128,8 +147,12 @@
 // which takes CAP_SYS_RESOURCE).
 //
 // Loading needs root, or CAP_BPF and CAP_PERFMON (errors match
-// ErrPermission), and Linux 5.15 for BPF cookies and ring buffers
-// (errors match ErrNotSupported).
+// ErrPermission), and Linux 5.8 for ring buffers (errors match
+// ErrNotSupported); before Linux 5.15, sites are told apart by address
+// (see above). There a perf-event uprobe has no BPF link: its program
+// is attached with an ioctl of the perf event, which holds it, and goes
+// when the event's descriptor is closed, the keeper's exit included, as
+// the link would.
 //
 // # Filters
 //
@@ -178,7 +201,7 @@
 //	8       4     pid      thread group id (see PID namespaces)
 //	12      4     tid      thread id
 //	16      4     cpu
-//	20      4     spec_id  the site number, the cookie
+//	20      4     spec_id  the site number, the cookie or by address
 //	24      4     probe_id of the site's Spec
 //	28      2     nargs
 //	30      2     failed   bit i: argument i was not read

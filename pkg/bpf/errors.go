@@ -26,6 +26,13 @@ var (
 	// ErrNoStrings is matched by the error of Attach when a site reads
 	// strings but the program was loaded with Options.NoStrings.
 	ErrNoStrings = errors.New("program loaded without string support")
+
+	// ErrNoCookies is matched, with ErrNotSupported, by the error of
+	// Attach on a kernel without BPF cookies (Linux 5.15) when the
+	// addresses of the sites, by which the program then tells them
+	// apart, cannot be known: a position-independent file attached in
+	// every process that maps it, or two sites at one address.
+	ErrNoCookies = errors.New("kernel without BPF cookies (Linux 5.15)")
 )
 
 // permission adds ErrPermission to an error caused by missing privilege;

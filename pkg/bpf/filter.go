@@ -22,6 +22,11 @@ func filterSpec(spec *ebpf.CollectionSpec, o *Options) (bool, error) {
 	if !on {
 		return false, nil
 	}
+	if o.old {
+		// Its functions static there, each of the interpreter's
+		// steps is checked with every argument form it may read.
+		return false, fmt.Errorf("filters: on a kernel without BPF cookies (Linux 5.15), the interpreter of filters is more than its verifier checks (a million instructions): %w", ErrNotSupported)
+	}
 	spec.Maps[usdtMapFilters].MaxEntries = uint32(max(len(o.Filters), o.MaxProbes, 1))
 	if err := spec.Variables[usdtVarFiltering].Set(uint8(1)); err != nil {
 		return false, fmt.Errorf("set %s: %w", usdtVarFiltering, err)

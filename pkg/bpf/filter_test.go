@@ -1,6 +1,7 @@
 package bpf
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/sdtkit/sdtkit/pkg/filter"
@@ -30,5 +31,10 @@ func TestLoadFilters(t *testing.T) {
 			Probes: []AggProbe{{Parts: []AggArg{{Index: 1, String: true}}}, {Parts: []AggArg{{Index: 1, String: true}}}}}},
 	} {
 		load(t, o)
+	}
+	// The builds for kernels without BPF cookies have no room for
+	// the interpreter: refused before their verifier is asked.
+	if _, err := Load(&Options{Filters: filters, noCookies: true, oldBuild: true}); !errors.Is(err, ErrNotSupported) {
+		t.Errorf("Load(filters, the builds without BPF cookies) = %v, want ErrNotSupported", err)
 	}
 }

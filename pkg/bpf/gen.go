@@ -5,10 +5,15 @@ package bpf
 // same source gives two programs: usdt reads strings, usdtnum numbers only
 // (see Options.NoStrings); usdtfault and usdtnumfault are the same,
 // sleepable, faulting in memory that is not resident (see Options.NoFaults).
-// The Go types of all four are those of usdt.
+// usdtold, usdtnumold and aggold are built for kernels without BPF cookies,
+// whose verifier refuses what the others have (see USDT_OLD in usdt.h).
+// The Go types of all are those of usdt.
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -type event -type spec -type arg -type filter -type finsn usdt usdt.bpf.c -- -O2 -g -Wall -Werror
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtnum usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_STRINGS=0
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtfault usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_FAULTS=1
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtnumfault usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_STRINGS=0 -DUSDT_FAULTS=1
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types -type aggprobe agg agg.bpf.c -- -O2 -g -Wall -Werror
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtold usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_OLD=1
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types usdtnumold usdt.bpf.c -- -O2 -g -Wall -Werror -DUSDT_STRINGS=0 -DUSDT_OLD=1
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types aggold agg.bpf.c -- -O2 -g -Wall -Werror -DUSDT_OLD=1
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -cc clang-19 -target amd64,arm64 -no-global-types stop stop.bpf.c -- -O2 -g -Wall -Werror

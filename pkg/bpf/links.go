@@ -23,10 +23,13 @@ type linker interface {
 // An attachRequest is one Program.Attach: what the links need to know,
 // and nothing of the argument specs.
 type attachRequest struct {
-	Path          string
-	PID           int
-	Multi         bool
-	First         int // the cookie of the first site
+	Path  string
+	PID   int
+	Multi bool
+	First int // the cookie of the first site
+	// NoCookies attaches without cookies, which the kernel lacks: the
+	// program tells the sites apart by their address.
+	NoCookies     bool
 	Offsets       []uint64
 	RefCtrOffsets []uint64
 	// Symbol, when not "", is the one place attached, a function of
@@ -106,9 +109,12 @@ func attachLinks(prog *ebpf.Program, req *attachRequest) ([]link.Link, error) {
 		return []link.Link{l}, nil
 	}
 	if req.Multi {
-		cookies := make([]uint64, len(req.Offsets))
-		for i := range cookies {
-			cookies[i] = uint64(req.First + i)
+		var cookies []uint64
+		if !req.NoCookies {
+			cookies = make([]uint64, len(req.Offsets))
+			for i := range cookies {
+				cookies[i] = uint64(req.First + i)
+			}
 		}
 		l, err := ex.UprobeMulti(nil, prog, &link.UprobeMultiOptions{
 			PID:           uint32(req.PID),
@@ -123,10 +129,14 @@ func attachLinks(prog *ebpf.Program, req *attachRequest) ([]link.Link, error) {
 	}
 	links := make([]link.Link, 0, len(req.Offsets))
 	for i, off := range req.Offsets {
+		var cookie uint64
+		if !req.NoCookies {
+			cookie = uint64(req.First + i)
+		}
 		l, err := ex.Uprobe("", prog, &link.UprobeOptions{
 			Address:      off,
 			RefCtrOffset: req.RefCtrOffsets[i],
-			Cookie:       uint64(req.First + i),
+			Cookie:       cookie,
 			PID:          req.PID,
 		})
 		if err != nil {

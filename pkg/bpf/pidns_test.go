@@ -78,7 +78,7 @@ func TestPIDNamespace(t *testing.T) {
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings, pidns: &ns})
+			p := load(t, m.options(Options{pidns: &ns}))
 			ch := check(t, p, 1)
 			if evs := collect(t, ch, 0, 1); len(evs) == 1 && evs[0].TID != 0 {
 				t.Errorf("event of the demo outside: tid %d, want 0", evs[0].TID)

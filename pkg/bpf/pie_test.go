@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,19 +72,51 @@ func TestPIE(t *testing.T) {
 	exe := buildFixture(t)
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings, StringSize: 16})
 			ss, f := sites(t, exe, func(p *stapsdt.Site) ArgMask {
 				if p.Name == "all" && !m.noStrings {
 					return 1<<9 | 1<<10
 				}
 				return 0
 			})
-			if err := p.Attach(exe, ss); err != nil {
-				t.Fatalf("Attach: %v", err)
+			var evs []Event
+			if p := load(t, m.options(Options{StringSize: 16})); !p.ByAddress() {
+				if err := p.Attach(exe, ss); err != nil {
+					t.Fatalf("Attach: %v", err)
+				}
+				ch := events(t, p)
+				cmd := run(t, exe, "2")
+				evs = collect(t, ch, cmd.Process.Pid, 4)
+			} else {
+				// A PIE has no address for every process: only
+				// in a process given by pid.
+				if err := p.Attach(exe, ss); !errors.Is(err, ErrNoCookies) || !errors.Is(err, ErrNotSupported) {
+					t.Fatalf("Attach(PIE, every process) by address = %v, want ErrNoCookies and ErrNotSupported", err)
+				}
+				cmd := startFixture(t, exe)
+				p := load(t, m.options(Options{StringSize: 16, PID: cmd.Process.Pid}))
+				if err := p.Attach(exe, ss); err != nil {
+					t.Fatalf("Attach: %v", err)
+				}
+				// The sites are attached one after the other
+				// while the fixture runs: two of each, from the
+				// first of "all" whose "glob" follows.
+				ch := events(t, p)
+				for n := map[string]int{}; n["all"] < 2 || n["glob"] < 2; {
+					ev := collect(t, ch, cmd.Process.Pid, 1)
+					if len(ev) == 0 {
+						break
+					}
+					name := f.Sites[ev[0].Probe].Name
+					if name == "glob" && n["all"] == 0 || n[name] == 2 {
+						continue
+					}
+					if name == "all" && n["glob"] < n["all"] {
+						n, evs = map[string]int{}, nil // no glob after it
+					}
+					n[name]++
+					evs = append(evs, ev[0])
+				}
 			}
-			ch := events(t, p)
-			cmd := run(t, exe, "2")
-			evs := collect(t, ch, cmd.Process.Pid, 4)
 
 			var all *stapsdt.Site
 			for i := range f.Sites {
@@ -145,6 +178,22 @@ func TestPIE(t *testing.T) {
 
 func u64(v int64) uint64 { return uint64(v) }
 
+// startFixture starts exe firing its probes every 10 ms until the test
+// ends, and returns once it runs exe.
+func startFixture(t *testing.T, exe string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(exe, "0", "10")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	waitExec(t, cmd.Process.Pid, exe)
+	return cmd
+}
+
 // TestBias checks what the load bias is computed from: the instruction
 // pointer a uprobe program sees is the address of the probe itself, not
 // the address after the breakpoint. A constant argument of link-time
@@ -163,7 +212,18 @@ func TestBias(t *testing.T) {
 				{demo, "tick", false},
 				{exe, "all", true},
 			} {
-				p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings})
+				// Started first: a PIE has an address, which the
+				// program may tell its site by, in a process only.
+				cmd := exec.Command(tt.path, "0", "10")
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				waitExec(t, cmd.Process.Pid, tt.path)
+				o := m.options(Options{})
+				if tt.pie && (m.noCookies || kernelBefore(5, 15)) {
+					o.PID = cmd.Process.Pid
+				}
+				p := load(t, o)
 				f, err := stapsdt.Open(tt.path)
 				if err != nil {
 					t.Fatal(err)
@@ -181,12 +241,7 @@ func TestBias(t *testing.T) {
 				if err := p.Attach(tt.path, []Site{{Offset: pr.PCOffset, Spec: s}}); err != nil {
 					t.Fatal(err)
 				}
-				ch := events(t, p)
-				cmd := exec.Command(tt.path, "0", "10")
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				evs := collect(t, ch, cmd.Process.Pid, 1)
+				evs := collect(t, events(t, p), cmd.Process.Pid, 1)
 				base := mapBase(t, cmd.Process.Pid, tt.path)
 				cmd.Process.Kill()
 				cmd.Wait()
@@ -252,7 +307,7 @@ func TestPID(t *testing.T) {
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			p := load(t, Options{PerSite: m.perSite, NoStrings: m.noStrings, PID: cmds[0].Process.Pid})
+			p := load(t, m.options(Options{PID: cmds[0].Process.Pid}))
 			ss, _ := sites(t, exe, nil)
 			if err := p.Attach(exe, ss); err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/rlimit"
+	"github.com/sdtkit/sdtkit/internal/bpfhook"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"golang.org/x/sys/unix"
 )
@@ -116,7 +117,11 @@ type Options struct {
 	// again.
 	InProcess bool
 
-	pidns *pidNS // for tests: report ids as this namespace numbers them
+	pidns     *pidNS // for tests: report ids as this namespace numbers them
+	noCookies bool   // for tests: as on a kernel without BPF cookies
+	oldBuild  bool   // for tests: with noCookies, the builds for such kernels
+	byIP      bool   // set by loadProgram: sites told apart by address (see siteip.go)
+	old       bool   // set by loadProgram: the builds for kernels without cookies (see USDT_OLD in usdt.h)
 }
 
 // A Program is the loaded BPF program, its maps, and the uprobes
@@ -127,6 +132,7 @@ type Program struct {
 	multi     bool
 	noStrings bool
 	faults    bool // the program faults in memory not resident
+	byIP      bool // sites are told apart by address, not by cookie
 	pid       int
 	boot      int64 // Unix time in ns when CLOCK_BOOTTIME was 0
 
@@ -136,6 +142,11 @@ type Program struct {
 	// looks them up without taking mu, so that Detach, which can take
 	// tens of milliseconds, does not stall it while events still arrive.
 	specs atomic.Pointer[[]Spec]
+	// ips are the addresses in site_ips, with their site numbers, and
+	// placed the files whose addresses follow the maps of the process
+	// traced, when byIP; guarded by mu.
+	ips    map[uint64]uint32
+	placed []*placement
 
 	ring *ring // nil when aggregating
 	raw  usdtEvent
@@ -143,9 +154,10 @@ type Program struct {
 }
 
 // Load loads the BPF program into the kernel. It needs root, or
-// CAP_BPF and CAP_PERFMON, and Linux 5.15 (BPF cookies); without
+// CAP_BPF and CAP_PERFMON, and Linux 5.8 (BPF ring buffers); without
 // privilege the error matches ErrPermission, on older kernels
-// ErrNotSupported.
+// ErrNotSupported. Before Linux 5.15, which brought BPF cookies, the
+// program tells the sites apart by their address (see ByAddress).
 func Load(opts *Options) (*Program, error) {
 	var o Options
 	if opts != nil {
@@ -210,9 +222,12 @@ func loadProgram(o *Options) (*Program, error) {
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
-	if err := checkKernel(); err != nil {
+	cookies, err := checkKernel()
+	if err != nil {
 		return nil, err
 	}
+	o.byIP = !cookies || o.noCookies || bpfhook.NoCookies.Load()
+	o.old = !cookies || o.oldBuild
 	multi := false
 	if !o.PerSite {
 		switch err := features.HaveBPFLinkUprobeMulti(); {
@@ -225,7 +240,7 @@ func loadProgram(o *Options) (*Program, error) {
 
 	// Faulting in memory not resident takes a sleepable program, which
 	// the kernel may refuse: the one that does not fault is loaded then.
-	faults := !o.NoFaults && o.Aggregate == nil && haveFaults(multi) == nil
+	faults := !o.NoFaults && !o.old && o.Aggregate == nil && haveFaults(multi) == nil
 	ps, err := prepareSpec(o, multi, faults)
 	if err != nil {
 		return nil, err
@@ -242,7 +257,11 @@ func loadProgram(o *Options) (*Program, error) {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	defer coll.Close()
-	p := &Program{multi: multi, noStrings: o.NoStrings && o.Aggregate == nil, faults: faults, pid: o.PID, boot: bootTime()}
+	p := &Program{multi: multi, noStrings: o.NoStrings && o.Aggregate == nil, faults: faults, byIP: o.byIP, pid: o.PID, boot: bootTime()}
+	if o.byIP {
+		p.ips = make(map[uint64]uint32)
+		p.maps.SiteIPs = coll.DetachMap(usdtMapSiteIps)
+	}
 	if ps.filtering {
 		if err := putFilters(coll.Maps[usdtMapFilters], o.Filters); err != nil {
 			return nil, err
@@ -303,6 +322,9 @@ func prepareSpec(o *Options, multi, faults bool) (*preparedSpec, error) {
 	if err := spec.Variables[usdtVarCgroupId].Set(o.Cgroup); err != nil {
 		return nil, fmt.Errorf("set %s: %w", usdtVarCgroupId, err)
 	}
+	if err := setByIP(spec, o); err != nil {
+		return nil, err
+	}
 	if o.Aggregate != nil {
 		if ps.layout, err = aggSpec(spec, o); err != nil {
 			return nil, err
@@ -316,13 +338,30 @@ func prepareSpec(o *Options, multi, faults bool) (*preparedSpec, error) {
 	return ps, nil
 }
 
+// setByIP sets by_ip where the sites are told apart by address, and sizes
+// site_ips: for each site, an address in one mapping of its file, or
+// two. Without, it keeps one entry.
+func setByIP(spec *ebpf.CollectionSpec, o *Options) error {
+	if err := spec.Variables[usdtVarByIp].Set(o.byIP); err != nil {
+		return fmt.Errorf("set %s: %w", usdtVarByIp, err)
+	}
+	if o.byIP {
+		spec.Maps[usdtMapSiteIps].MaxEntries = uint32(2 * o.MaxSites)
+	}
+	return nil
+}
+
 // collectionSpec returns the program o asks for, faulting memory in or
 // not, with the sizes and constants of o set, and the names of its
 // programs for perf-event uprobes and for uprobe_multi links. The two
 // programs' maps of sites and counters have the same names.
 func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, error) {
 	if o.Aggregate != nil {
-		spec, err := loadAgg()
+		load := loadAgg
+		if o.old {
+			load = loadAggold
+		}
+		spec, err := load()
 		if err != nil {
 			return nil, [2]string{}, err
 		}
@@ -332,6 +371,10 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 	names := [2]string{usdtProgUsdtSingle, usdtProgUsdtMulti}
 	load := loadUsdt
 	switch {
+	case o.NoStrings && o.old:
+		load = loadUsdtnumold
+	case o.old:
+		load = loadUsdtold
 	case o.NoStrings && faults:
 		load = loadUsdtnumfault
 	case o.NoStrings:
@@ -362,6 +405,7 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 // maps are the maps of the programs that user space uses.
 type maps struct {
 	Sites    *ebpf.Map
+	SiteIPs  *ebpf.Map // when byIP
 	Events   *ebpf.Map // streaming only
 	Counters *ebpf.Map
 	Filters  *ebpf.Map // nil without filters
@@ -369,7 +413,7 @@ type maps struct {
 
 func (m *maps) Close() error {
 	var errs []error
-	for _, mp := range []*ebpf.Map{m.Sites, m.Events, m.Counters, m.Filters} {
+	for _, mp := range []*ebpf.Map{m.Sites, m.SiteIPs, m.Events, m.Counters, m.Filters} {
 		if mp != nil {
 			errs = append(errs, mp.Close())
 		}
@@ -384,25 +428,23 @@ func orDefault(v, def int) int {
 	return v
 }
 
-// checkKernel reports a missing kernel feature that the program needs.
-func checkKernel() error {
-	for _, f := range []struct {
-		what    string
-		version string // the Linux version that added it
-		err     func() error
-	}{
-		{"BPF ring buffers", "5.8", func() error { return features.HaveMapType(ebpf.RingBuf) }},
-		{"BPF cookies", "5.15", func() error { return features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie) }},
-	} {
-		err := f.err()
-		switch {
-		case errors.Is(err, ErrNotSupported):
-			return fmt.Errorf("kernel without %s (Linux %s): %w", f.what, f.version, err)
-		case err != nil:
-			return permission(fmt.Errorf("probe %s: %w", f.what, err))
-		}
+// checkKernel reports a missing kernel feature that the program needs,
+// and whether the kernel has BPF cookies (Linux 5.15), which the program
+// does without (see ByAddress).
+func checkKernel() (cookies bool, err error) {
+	switch err := features.HaveMapType(ebpf.RingBuf); {
+	case errors.Is(err, ErrNotSupported):
+		return false, fmt.Errorf("kernel without BPF ring buffers (Linux 5.8): %w", err)
+	case err != nil:
+		return false, permission(fmt.Errorf("probe BPF ring buffers: %w", err))
 	}
-	return nil
+	switch err := features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie); {
+	case errors.Is(err, ErrNotSupported):
+		return false, nil
+	case err != nil:
+		return false, permission(fmt.Errorf("probe BPF cookies: %w", err))
+	}
+	return true, nil
 }
 
 // bootTime returns the Unix time in nanoseconds at which CLOCK_BOOTTIME,

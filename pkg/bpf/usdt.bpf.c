@@ -141,7 +141,7 @@ static __always_inline __u64 wakeup(__u64 after, __u64 len)
  * as runtimes that pass a length with a pointer have it (the JVM). Global,
  * like read_arg.
  */
-__attribute__((noinline)) int read_str(struct event *e, __u64 pos, __u64 addr, __u32 i, __s64 n)
+GLOBAL int read_str(struct event *e, __u64 pos, __u64 addr, __u32 i, __s64 n)
 {
 	__u32 cap = str_max;
 	long len;

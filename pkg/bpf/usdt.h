@@ -27,6 +27,7 @@ typedef long long __s64;
 #define __unused __attribute__((unused)) /* helpers one of the programs leaves out */
 
 enum {
+	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_RINGBUF = 27,
@@ -119,7 +120,7 @@ struct spec {
 enum counter {
 	LOST_RING, /* the ring buffer was full */
 	LOST_BUSY, /* every scratch slot of the CPU was in use */
-	LOST_SPEC, /* the cookie named no spec */
+	LOST_SPEC, /* the cookie, or the address, named no spec */
 	LOST_AGG, /* agg.bpf.c: a hit neither counted nor counted as lost */
 	NCOUNTERS,
 };
@@ -130,6 +131,47 @@ struct {
 	__type(key, __u32);
 	__type(value, struct spec);
 } sites SEC(".maps");
+
+/*
+ * Set by the loader where the kernel lacks BPF cookies (Linux 5.15): a
+ * hit's site is then found by the address of its instruction, the
+ * instruction pointer of the uprobe's registers (the kernel sets it to
+ * the probe address before it runs the handlers), in site_ips, which
+ * the loader fills with the address of every site in the processes
+ * traced, as libbpf's usdt.bpf.h does. The verifier knows the constant:
+ * on such a kernel the call of bpf_get_attach_cookie, which it does not
+ * know, is dead code, pruned unseen.
+ */
+volatile const __u8 by_ip = 0;
+
+/*
+ * Built with -DUSDT_OLD=1 for the kernels without BPF cookies, whose
+ * verifier refuses two things of the other builds, dead code or not (it
+ * checks the fields of every instruction before it walks the program):
+ * the atomic operations that return a value or are not adds (BPF_FETCH,
+ * Linux 5.12), and global functions that take pointers to memory (Linux
+ * 5.12). The functions are static there (GLOBAL), checked at each call
+ * with what the caller knows, and plain loads and stores do what the
+ * atomic operations do elsewhere: those kernels run a uprobe program
+ * with preemption disabled (__uprobe_perf_func) and no other tracing
+ * program on its CPU meanwhile (bpf_prog_active), so no other hit can
+ * come between a load and a store of the per-CPU data of a hit.
+ */
+#ifndef USDT_OLD
+#define USDT_OLD 0
+#endif
+#if USDT_OLD
+#define GLOBAL static __attribute__((noinline))
+#else
+#define GLOBAL __attribute__((noinline))
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* set by the loader: the most sites, with by_ip */
+	__type(key, __u64); /* the address of a site in the processes traced */
+	__type(value, __u32); /* its number, as the sites map has it */
+} site_ips SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -175,6 +217,11 @@ static __always_inline int get_slot(__u64 **mask)
 	__u32 zero = 0;
 	__u64 *m = bpf_map_lookup_elem(&busy, &zero);
 
+	if (m && USDT_OLD) {
+		/* One hit at a time on the CPU (see USDT_OLD). */
+		*mask = m;
+		return 0;
+	}
 	if (m) {
 		for (int i = 0; i < SLOTS; i++) {
 			__u64 bit = 1ULL << i;
@@ -192,7 +239,8 @@ static __always_inline int get_slot(__u64 **mask)
 /* put_slot gives back a slot of get_slot. */
 static __always_inline void put_slot(__u64 *mask, int slot)
 {
-	__sync_fetch_and_and(mask, ~(1ULL << slot));
+	if (!USDT_OLD)
+		__sync_fetch_and_and(mask, ~(1ULL << slot));
 }
 #endif
 
@@ -223,8 +271,9 @@ static __always_inline int in_cgroup(void)
 
 /*
  * site_of returns the spec of the site whose uprobe ctx is, whose number,
- * the uprobe's cookie, it stores in *id, or 0 for a hit to drop: of a
- * thread not traced, or of a site the map lacks (counted as LOST_SPEC).
+ * the uprobe's cookie or the number site_ips has for its address, it
+ * stores in *id, or 0 for a hit to drop: of a thread not traced, or of a
+ * site the maps lack (counted as LOST_SPEC).
  */
 static __always_inline struct spec *site_of(void *ctx, __u32 *id)
 {
@@ -232,7 +281,18 @@ static __always_inline struct spec *site_of(void *ctx, __u32 *id)
 
 	if (!in_cgroup())
 		return 0;
-	*id = bpf_get_attach_cookie(ctx);
+	if (by_ip) {
+		__u64 ip = ((__u64 *)ctx)[IP_OFF / 8];
+		__u32 *n = bpf_map_lookup_elem(&site_ips, &ip);
+
+		if (!n) {
+			count(LOST_SPEC);
+			return 0;
+		}
+		*id = *n;
+	} else {
+		*id = bpf_get_attach_cookie(ctx);
+	}
 	s = bpf_map_lookup_elem(&sites, id);
 	if (!s)
 		count(LOST_SPEC);
@@ -374,7 +434,7 @@ static __always_inline long read_user_str(void *dst, __u32 size, __u64 addr)
  * rather than once per argument with everything the caller knows: that
  * keeps loading fast. The verifier lets any pointer argument be NULL.
  */
-__attribute__((noinline)) int read_arg(const struct regs *r, const struct arg *a, __u64 bias, __u64 *v)
+GLOBAL int read_arg(const struct regs *r, const struct arg *a, __u64 bias, __u64 *v)
 {
 	__u64 addr, x = 0;
 	__u32 size;
@@ -487,7 +547,7 @@ volatile const __u8 filtering = 0;
  * bytes or more (package filter refuses them) fails at the second word,
  * where the name has at most 7.
  */
-__attribute__((noinline)) int str_match(const struct finsn *in, __u64 src, int comm, __u64 limit)
+GLOBAL int str_match(const struct finsn *in, __u64 src, int comm, __u64 limit)
 {
 	__u64 name[2] = {};
 	__u32 len;
@@ -605,7 +665,7 @@ static __always_inline int eval_insn(const struct finsn *in, const struct regs *
  * filter_hit reports whether the hit of site s passes f, the filter of
  * its probe. Global, like read_arg: checked once, on its own.
  */
-__attribute__((noinline)) int filter_hit(const struct regs *r, const struct spec *s, const struct filter *f, __u64 bias)
+GLOBAL int filter_hit(const struct regs *r, const struct spec *s, const struct filter *f, __u64 bias)
 {
 	__u64 stack = 0, top;
 

@@ -84,9 +84,11 @@ const (
 	usdtMapEvents      = "events"
 	usdtMapFilters     = "filters"
 	usdtMapScratch     = "scratch"
+	usdtMapSiteIps     = "site_ips"
 	usdtMapSites       = "sites"
 	usdtProgUsdtMulti  = "usdt_multi"
 	usdtProgUsdtSingle = "usdt_single"
+	usdtVarByIp        = "by_ip"
 	usdtVarCgroupId    = "cgroup_id"
 	usdtVarFiltering   = "filtering"
 	usdtVarPidnsDev    = "pidns_dev"
@@ -151,6 +153,7 @@ type usdtMapSpecs struct {
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
+	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
 
@@ -158,6 +161,7 @@ type usdtMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtVariableSpecs struct {
+	ByIp        *ebpf.VariableSpec `ebpf:"by_ip"`
 	CgroupId    *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
@@ -192,6 +196,7 @@ type usdtMaps struct {
 	Events   *ebpf.Map `ebpf:"events"`
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Scratch  *ebpf.Map `ebpf:"scratch"`
+	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
 
@@ -202,6 +207,7 @@ func (m *usdtMaps) Close() error {
 		m.Events,
 		m.Filters,
 		m.Scratch,
+		m.SiteIps,
 		m.Sites,
 	)
 }
@@ -210,6 +216,7 @@ func (m *usdtMaps) Close() error {
 //
 // It can be passed to loadUsdtObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtVariables struct {
+	ByIp        *ebpf.Variable `ebpf:"by_ip"`
 	CgroupId    *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`

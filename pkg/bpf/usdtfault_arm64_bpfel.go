@@ -21,9 +21,11 @@ const (
 	usdtfaultMapEvents      = "events"
 	usdtfaultMapFilters     = "filters"
 	usdtfaultMapScratch     = "scratch"
+	usdtfaultMapSiteIps     = "site_ips"
 	usdtfaultMapSites       = "sites"
 	usdtfaultProgUsdtMulti  = "usdt_multi"
 	usdtfaultProgUsdtSingle = "usdt_single"
+	usdtfaultVarByIp        = "by_ip"
 	usdtfaultVarCgroupId    = "cgroup_id"
 	usdtfaultVarFiltering   = "filtering"
 	usdtfaultVarPidnsDev    = "pidns_dev"
@@ -88,6 +90,7 @@ type usdtfaultMapSpecs struct {
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
+	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
 
@@ -95,6 +98,7 @@ type usdtfaultMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtfaultVariableSpecs struct {
+	ByIp        *ebpf.VariableSpec `ebpf:"by_ip"`
 	CgroupId    *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
@@ -129,6 +133,7 @@ type usdtfaultMaps struct {
 	Events   *ebpf.Map `ebpf:"events"`
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Scratch  *ebpf.Map `ebpf:"scratch"`
+	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
 
@@ -139,6 +144,7 @@ func (m *usdtfaultMaps) Close() error {
 		m.Events,
 		m.Filters,
 		m.Scratch,
+		m.SiteIps,
 		m.Sites,
 	)
 }
@@ -147,6 +153,7 @@ func (m *usdtfaultMaps) Close() error {
 //
 // It can be passed to loadUsdtfaultObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtfaultVariables struct {
+	ByIp        *ebpf.Variable `ebpf:"by_ip"`
 	CgroupId    *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`

@@ -19,9 +19,11 @@ const (
 	usdtnumMapCounters    = "counters"
 	usdtnumMapEvents      = "events"
 	usdtnumMapFilters     = "filters"
+	usdtnumMapSiteIps     = "site_ips"
 	usdtnumMapSites       = "sites"
 	usdtnumProgUsdtMulti  = "usdt_multi"
 	usdtnumProgUsdtSingle = "usdt_single"
+	usdtnumVarByIp        = "by_ip"
 	usdtnumVarCgroupId    = "cgroup_id"
 	usdtnumVarFiltering   = "filtering"
 	usdtnumVarPidnsDev    = "pidns_dev"
@@ -82,6 +84,7 @@ type usdtnumMapSpecs struct {
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
+	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
 }
 
@@ -89,6 +92,7 @@ type usdtnumMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtnumVariableSpecs struct {
+	ByIp        *ebpf.VariableSpec `ebpf:"by_ip"`
 	CgroupId    *ebpf.VariableSpec `ebpf:"cgroup_id"`
 	Filtering   *ebpf.VariableSpec `ebpf:"filtering"`
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
@@ -119,6 +123,7 @@ type usdtnumMaps struct {
 	Counters *ebpf.Map `ebpf:"counters"`
 	Events   *ebpf.Map `ebpf:"events"`
 	Filters  *ebpf.Map `ebpf:"filters"`
+	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
 }
 
@@ -127,6 +132,7 @@ func (m *usdtnumMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Filters,
+		m.SiteIps,
 		m.Sites,
 	)
 }
@@ -135,6 +141,7 @@ func (m *usdtnumMaps) Close() error {
 //
 // It can be passed to loadUsdtnumObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtnumVariables struct {
+	ByIp        *ebpf.Variable `ebpf:"by_ip"`
 	CgroupId    *ebpf.Variable `ebpf:"cgroup_id"`
 	Filtering   *ebpf.Variable `ebpf:"filtering"`
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`

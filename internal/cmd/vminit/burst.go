@@ -66,7 +66,7 @@ func burst(backend string) func(e *env) (vmcheck.Status, string) {
 		o := e.toolTimeout(burstTimeout, "sdtattach", "--backend", backend, "--count", "-f", "-c", launch,
 			fx+":shop:order", fx+":shop:refund")
 		if o.err != nil {
-			return e.refused(backend, o)
+			return vmcheck.Fail, o.failure()
 		}
 		recs, err := parseRecords(o.stdout)
 		if err != nil {

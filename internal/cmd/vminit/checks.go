@@ -74,16 +74,6 @@ func selected(p *vmcheck.Plan) []check {
 	return cs
 }
 
-// refused returns the result of a run of --backend bpf that failed: a
-// skip where the kernel lacks BPF cookies, which the BPF backend needs,
-// a failure elsewhere.
-func (e *env) refused(backend string, o output) (vmcheck.Status, string) {
-	if backend == "bpf" && !e.atLeast(5, 15) {
-		return vmcheck.Skip, "requires kernel 5.15 (BPF cookies): " + firstLines(o.stderr, 1)
-	}
-	return vmcheck.Fail, o.failure()
-}
-
 // stream traces the first iterations of fx, every event streamed, and
 // checks every value against the fixture's manifest.
 func stream(fx, backend string) func(e *env) (vmcheck.Status, string) {
@@ -95,7 +85,7 @@ func stream(fx, backend string) func(e *env) (vmcheck.Status, string) {
 		args := append([]string{"--backend", backend, "-c", e.fixture(fx) + " 3 1"}, streamProbes...)
 		o := e.tool("sdtattach", args...)
 		if o.err != nil {
-			return e.refused(backend, o)
+			return vmcheck.Fail, o.failure()
 		}
 		recs, err := parseRecords(o.stdout)
 		if err != nil {
@@ -147,8 +137,7 @@ func (e *env) aggregate(backend string, n int, agg []string, probes ...string) (
 	args = append(args, "-c", fmt.Sprintf("%s %d 0", e.fixture(fxShop), n))
 	o := e.tool("sdtattach", append(args, probes...)...)
 	if o.err != nil {
-		st, why := e.refused(backend, o)
-		return nil, st, why
+		return nil, vmcheck.Fail, o.failure()
 	}
 	recs, err := parseRecords(o.stdout)
 	if err != nil {

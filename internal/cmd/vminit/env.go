@@ -102,7 +102,8 @@ func firstLines(s string, n int) string {
 // chose by itself, or "".
 func backendNote(stderr string) string {
 	for _, l := range strings.Split(stderr, "\n") {
-		if strings.Contains(l, "tracing with --backend tracefs") || strings.Contains(l, "tracing with the tracefs backend") {
+		if strings.Contains(l, "tracing with --backend tracefs") || strings.Contains(l, "tracing with the tracefs backend") ||
+			strings.Contains(l, "tells the probe sites apart by their address") {
 			return strings.TrimPrefix(l, "sdtattach: ")
 		}
 	}

@@ -41,20 +41,6 @@ var knownFailures = []knownFailure{
 		check: "burst", when: before(5, 15),
 		why: "sdtattach chooses the tracefs backend, whose -f counts no hit of the command's children",
 	},
-	{
-		check: "go test pkg/bpf",
-		tests: []string{"TestAddProbe", "TestAggregate", "TestAggregateLatency", "TestAggregateLost",
-			"TestDemo", "TestSemaphore", "TestNoStrings", "TestDetach", "TestReadDuringDetach",
-			"TestFaults", "TestLoadFilters", "TestKeeperErrors", "TestKeeperTracerGone",
-			"TestKeeperKilledLettingGo", "TestPIDNamespace", "TestPIE", "TestBias", "TestPID",
-			"TestStackDepthVerifier"},
-		when: before(5, 15),
-		why:  "the tests fail, rather than skip, where the kernel lacks BPF cookies (issue 29, part 2)",
-	},
-	{
-		check: "go test pkg/attach", tests: []string{"TestExamples"}, when: before(5, 15),
-		why: "Example_count and Example_latency print nothing where the kernel lacks BPF cookies (issue 29, part 2)",
-	},
 }
 
 // applyKnown turns the failures of g's results that known failures
