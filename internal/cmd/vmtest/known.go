@@ -37,14 +37,6 @@ func onArch(arch string) func(g guest) bool {
 }
 
 var knownFailures = []knownFailure{
-	{
-		check: "burst-tracefs", when: always,
-		why: "with --backend tracefs, sdtattach -f counts no hit of the command's children (on 6.18, it hangs with the command stopped)",
-	},
-	{
-		check: "burst", when: before(5, 15),
-		why: "sdtattach chooses the tracefs backend, whose -f counts no hit of the command's children",
-	},
 	// Races of tests that a slow guest loses at times.
 	{
 		check: "go test pkg/process", tests: []string{"TestExistsZombie"}, when: always,
