@@ -376,7 +376,12 @@ With --backend tracefs, -f enables the events for every process, as
 the BPF backend attaches without the pid filter, with the same cost to
 the other processes that map the files; each record carries the cgroup
 of its thread (PERF_SAMPLE_CGROUP), and those of other cgroups are
-dropped. A descendant that executes a statically linked program is
+dropped. That cgroup is the one of the thread's perf_event controller,
+which cgroup v2 gives every cgroup implicitly, but which a kernel gives
+the cgroups below its root only once something (systemd, at boot) has
+written the root's cgroup.subtree_control: where nothing has, sdtattach
+enables a controller there and disables it again, and says so; where
+perf_event is on a cgroup v1 hierarchy, -f fails. A descendant that executes a statically linked program is
 searched for PROVIDER:NAME by neither backend (it has no dynamic
 loader to stop it in): name its probes by PATH:PROVIDER:NAME.
 

@@ -161,7 +161,7 @@ func (p *Plan) openTracefs() (*tracefsEvents, error) {
 	o := &p.opts
 	t, err := tracefs.Open(sites, &tracefs.TraceOptions{
 		PID:           o.PID,
-		Cgroup:        p.cgroup,
+		Cgroup:        o.Cgroup,
 		Done:          o.Until,
 		StringSize:    o.StringSize,
 		RingSize:      o.RingSize,

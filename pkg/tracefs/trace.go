@@ -29,14 +29,18 @@ type TraceOptions struct {
 	// PID, when not 0, traces that process only, the threads it
 	// creates later included; the Tracer stops by itself when it exits.
 	PID int
-	// Cgroup, with PID, is the id of a cgroup v2 (the inode of its
-	// directory) whose processes are traced too: those PID starts, born
-	// in its cgroup, and what they execute (sdtattach -f). The events
-	// are then enabled for every process, as without PID (the kernel
-	// puts the breakpoints in every process that maps the files), each
-	// record carries the cgroup of its thread (PERF_SAMPLE_CGROUP, Linux
-	// 5.7), and those of other cgroups are dropped.
-	Cgroup uint64
+	// Cgroup, with PID, is the directory of a cgroup v2 whose processes
+	// are traced too: those PID starts, born in its cgroup, and what
+	// they execute (sdtattach -f). The events are then enabled for every
+	// process, as without PID (the kernel puts the breakpoints in every
+	// process that maps the files), each record carries the cgroup of
+	// its thread (PERF_SAMPLE_CGROUP, Linux 5.7), and those of other
+	// cgroups are dropped. That is the cgroup of the thread's perf_event
+	// controller, which cgroup v2 gives every cgroup implicitly: where
+	// the kernel has not yet given it to those below the hierarchy's
+	// root, Open has it do so (see followCgroup) and says so through
+	// Warn.
+	Cgroup string
 	// Done, when not nil, stops the Tracer once it is closed, instead of
 	// the exit of PID: sdtattach -f closes it when the last process of
 	// the cgroup has exited.
@@ -101,7 +105,7 @@ type Tracer struct {
 	rings   []*ring
 	epfd    int
 	wake    int    // eventfd that ends an epoll wait
-	cgroup  uint64 // TraceOptions.Cgroup
+	cgroup  uint64 // the id of TraceOptions.Cgroup, the inode of its directory
 	evbuf   []unix.EpollEvent
 	cur     int // ring being read
 
@@ -175,13 +179,19 @@ func Open(sites []Site, o *TraceOptions) (*Tracer, error) {
 	for _, g := range gone {
 		warn(o, fmt.Errorf("removed the uprobe events of group %s, left by a process that is gone", g))
 	}
+	var cgroup uint64
+	if o.Cgroup != "" {
+		if cgroup, err = followCgroup(o.Cgroup, o.Warn); err != nil {
+			return nil, permission(err, privileged())
+		}
+	}
 	t := &Tracer{
 		dir:     dir,
 		types:   make(map[uint32]*eventFormat),
 		sites:   make([]*siteFormat, len(sites)),
 		pid:     o.PID,
 		warn:    o.Warn,
-		cgroup:  o.Cgroup,
+		cgroup:  cgroup,
 		strlen:  cmp.Or(o.StringSize, bpf.DefaultStringSize),
 		flush:   int(cmp.Or(o.FlushInterval, bpf.DefaultFlushInterval) / time.Millisecond),
 		epoch:   monotonicEpoch(),

@@ -20,11 +20,11 @@ func TestApplyKnown(t *testing.T) {
 		in   vmcheck.Result
 		want vmcheck.Status
 	}{
-		{"covered", old, vmcheck.Result{Check: "go test pkg/uprobes", Status: vmcheck.Fail, Failed: []string{"TestList"}}, vmcheck.Skip},
-		{"covered twice", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestSemaphore", "TestKeeperKilledLettingGo"}}, vmcheck.Skip},
-		{"one more", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestSemaphore", "TestNew"}}, vmcheck.Fail},
+		{"covered", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo", "TestPIE"}}, vmcheck.Skip},
+		{"covered twice", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestSemaphore", "TestPIE"}}, vmcheck.Skip},
+		{"one more", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo", "TestNew"}}, vmcheck.Fail},
 		{"no test named", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail}, vmcheck.Fail},
-		{"newer kernel", guest{kernel{version: "6.18", arch: "amd64"}, 2}, vmcheck.Result{Check: "go test pkg/uprobes", Status: vmcheck.Fail, Failed: []string{"TestList"}}, vmcheck.Fail},
+		{"newer kernel", guest{kernel{version: "6.1", arch: "amd64"}, 2}, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Fail, Failed: []string{"TestDemo"}}, vmcheck.Fail},
 		{"passed", old, vmcheck.Result{Check: "go test pkg/bpf", Status: vmcheck.Pass}, vmcheck.Pass},
 	} {
 		rs := []vmcheck.Result{tt.in}
