@@ -52,7 +52,8 @@ func TestTraceCgroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dir.Close()
-	tr, err := Open(sitesOf(t, demo+":demo:tick"), &TraceOptions{
+	prog := native(t)
+	tr, err := Open(sitesOf(t, prog+":demo:tick"), &TraceOptions{
 		Cgroup:        cg.Path,
 		FlushInterval: 10 * time.Millisecond,
 		Warn:          func(err error) { t.Log(err) },
@@ -61,15 +62,15 @@ func TestTraceCgroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if out, err := exec.Command(demo, "2").CombinedOutput(); err != nil {
+	if out, err := exec.Command(prog, "2", "1").CombinedOutput(); err != nil {
 		t.Fatalf("demo outside the cgroup: %v: %s", err, out)
 	}
-	in := exec.Command(demo, "3")
+	in := exec.Command(prog, "3", "1")
 	in.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(dir.Fd())}
 	if out, err := in.CombinedOutput(); err != nil {
 		t.Fatalf("demo in the cgroup: %v: %s", err, out)
 	}
-	want := []int64{-3, -2, -1, 1, 2, 3}
+	want := []int64{-3000, -3000, -2000, -2000, -1000, -1000} // two sites a tick
 	var got []int64
 	var ev hit.Event
 	stop := time.AfterFunc(10*time.Second, tr.Stop) // Read then ends with io.EOF
