@@ -69,18 +69,7 @@ func TestLibbpf(t *testing.T) {
 
 	cmd := exec.Command(loader, obj, fx, "python", "function__entry")
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	stdin, stdout := startPiped(t, cmd)
 	r := bufio.NewReader(stdout)
 	if line, err := r.ReadString('\n'); line != "attached\n" {
 		t.Fatalf("libbpf: %q, %v", line, err)

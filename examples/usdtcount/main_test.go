@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,18 +110,7 @@ func TestPython(t *testing.T) {
 		t.Skipf("requires %s built with USDT probes (--with-dtrace, as Debian builds it)", python)
 	}
 	cmd := exec.Command(python, "-c", script)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	stdin, stdout := startPiped(t, cmd)
 	// Started up: the functions of its imports have run.
 	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
 		t.Fatal(err)
@@ -134,4 +124,23 @@ func TestPython(t *testing.T) {
 	if !strings.Contains(got, "5 usdtcount_target\n") {
 		t.Errorf("usdtcount = %q, want a line %q", got, "5 usdtcount_target")
 	}
+}
+
+// startPiped starts cmd with pipes to its standard input and from its
+// standard output, and kills it at the end of the test.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.Reader) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return stdin, stdout
 }
