@@ -14,7 +14,7 @@ import (
 func TestMapMemory(t *testing.T) {
 	requireRoot(t)
 	if kernelBefore(6, 4) {
-		t.Skip("requires kernel 6.4 (the memlock of a map's fdinfo is its usage: map_mem_usage)")
+		t.Skip("requires kernel 6.4 (map_mem_usage, by which a map's fdinfo says what it uses)")
 	}
 	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
