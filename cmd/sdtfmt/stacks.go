@@ -7,7 +7,6 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/stacks"
-	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // stackCounts is --folded and --pprof: the events counted by their
@@ -16,20 +15,13 @@ type stackCounts struct {
 	folded  bool   // write folded stacks to the output
 	pprof   string // write a pprof profile to this file, when not ""
 	set     stacks.Set
-	frames  []symbolize.Frame
-	without uint64 // events with no stack
+	without uint64 // events with no stack: not asked for, or none taken
 }
 
 func (s *stackCounts) event(e *ndjson.Event) {
-	if len(e.UStack) == 0 {
-		s.without++ // not asked for, or none could be taken
-		return
+	if !s.set.AddEvent(e) {
+		s.without++
 	}
-	s.frames = s.frames[:0]
-	for _, f := range e.UStack {
-		s.frames = append(s.frames, symbolize.Frame(f))
-	}
-	s.set.Add(s.frames, 1)
 }
 
 func (s *stackCounts) report(w io.Writer) error {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
@@ -15,6 +16,7 @@ type Set struct {
 
 	index   map[string]int
 	samples []sample
+	scratch []symbolize.Frame // AddEvent's frames
 }
 
 type sample struct {
@@ -36,6 +38,21 @@ func (s *Set) Add(frames []symbolize.Frame, n int64) {
 	}
 	s.index[k] = len(s.samples)
 	s.samples = append(s.samples, sample{frames: append([]symbolize.Frame(nil), frames...), count: n})
+}
+
+// AddEvent counts one more of the stack of e, an event of sdtattach
+// --ustack as package ndjson reads it, and reports whether it had one:
+// an event without a stack, or with an empty one, is not counted.
+func (s *Set) AddEvent(e *ndjson.Event) bool {
+	if len(e.UStack) == 0 {
+		return false
+	}
+	s.scratch = s.scratch[:0]
+	for _, f := range e.UStack {
+		s.scratch = append(s.scratch, symbolize.Frame(f))
+	}
+	s.Add(s.scratch, 1)
+	return true
 }
 
 // Len returns the number of distinct stacks.

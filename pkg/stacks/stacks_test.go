@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/stacks"
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
@@ -169,5 +170,30 @@ func TestPprofTop(t *testing.T) {
 		if got[name] != want {
 			t.Errorf("go tool pprof -top: %s flat %d cum %d, want %d %d\n%s", name, got[name].flat, got[name].cum, want.flat, want.cum, out)
 		}
+	}
+}
+
+func TestAddEvent(t *testing.T) {
+	var s stacks.Set
+	frames := []ndjson.Frame{{Addr: 0x10, Sym: "inner", File: "/bin/p"}, {Addr: 0x20, Sym: "main", File: "/bin/p"}}
+	for _, tt := range []struct {
+		e    ndjson.Event
+		want bool
+	}{
+		{ndjson.Event{}, false},
+		{ndjson.Event{UStack: []ndjson.Frame{}}, false},
+		{ndjson.Event{UStack: frames}, true},
+		{ndjson.Event{UStack: frames}, true},
+	} {
+		if got := s.AddEvent(&tt.e); got != tt.want {
+			t.Errorf("AddEvent(%d frames) = %v, want %v", len(tt.e.UStack), got, tt.want)
+		}
+	}
+	var b strings.Builder
+	if err := s.WriteFolded(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "main;inner 2\n"; s.Len() != 1 || b.String() != want {
+		t.Errorf("%d stacks, folded %q, want 1 and %q", s.Len(), b.String(), want)
 	}
 }
