@@ -145,13 +145,22 @@ var ErrNoSites = errors.New("no probe site can be attached")
 // each of their sites is attached and its arguments read. Reading can
 // block (a process that holds its memory map lock, a hung network file
 // system, a named pipe), so it is done aside: Resolve returns the cause
-// of ctx as soon as ctx is done, leaving the reading behind.
+// of ctx as soon as ctx is done, leaving the reading behind. Unless
+// Options.Backend is BackendTracefs or Options.InProcess is set, Resolve
+// also starts the keeper process that the BPF backend attaches through
+// (see bpf.Prestart), so that it is ready when Plan.Attach or
+// Plan.Aggregate needs it; one that no attach takes exits within 10
+// seconds.
 func Resolve(ctx context.Context, specs []probespec.Spec, opts *Options) (*Plan, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	o.withCommand()
+	if o.Backend != BackendTracefs && !o.InProcess {
+		// The keeper starts while the probes are read.
+		bpf.Prestart()
+	}
 	return aside(ctx, "anything was attached", func() (*Plan, error) {
 		p, err := resolve(specs, &o)
 		return p, exitedError(o.PID, err)

@@ -194,8 +194,10 @@ func Load(opts *Options) (*Program, error) {
 	var kp *keeper
 	if !o.InProcess {
 		var err error
-		if kp, err = startKeeper("", -1); err != nil {
-			return nil, err
+		if kp = takeSpare(); kp == nil {
+			if kp, err = startKeeper("", -1); err != nil {
+				return nil, err
+			}
 		}
 	}
 	p, err := loadProgram(&o)

@@ -40,6 +40,10 @@ func (e *ScriptError) Error() string {
 // versioned file the dynamic loader maps. Glob characters in name are
 // literal. A command that is a script is a *ScriptError.
 func Resolve(name string) (string, error) {
+	if strings.ContainsRune(name, '/') {
+		// A path: no search, and no ld.so.conf to read.
+		return (&resolver{}).resolve(name)
+	}
 	return hostResolver().resolve(name)
 }
 

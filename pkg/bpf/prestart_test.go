@@ -1,0 +1,53 @@
+package bpf
+
+import (
+	"testing"
+	"time"
+)
+
+// TestPrestart checks that Load takes the keeper Prestart started, and
+// that one no Load takes is stopped.
+func TestPrestart(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	t.Run("taken", func(t *testing.T) {
+		Prestart()
+		k := spare.k
+		if k == nil {
+			t.Fatal("Prestart started no keeper")
+		}
+		p := load(t, Options{})
+		if spare.k != nil || p.links != k {
+			t.Fatalf("Load did not take the spare keeper")
+		}
+		ss, _ := sites(t, demo, nil)
+		if err := p.Attach(demo, ss); err != nil {
+			t.Fatalf("Attach through the spare keeper: %v", err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		select {
+		case <-k.exited:
+		default:
+			t.Error("the keeper runs on after Close")
+		}
+	})
+	t.Run("not taken", func(t *testing.T) {
+		defer func(d time.Duration) { spareKeeperLife = d }(spareKeeperLife)
+		spareKeeperLife = 50 * time.Millisecond
+		Prestart()
+		k := spare.k
+		if k == nil {
+			t.Fatal("Prestart started no keeper")
+		}
+		select {
+		case <-k.exited:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a spare keeper no Load took still runs 10 s later")
+		}
+		if takeSpare() != nil {
+			t.Error("the stopped keeper is still offered to Load")
+		}
+	})
+}
