@@ -26,7 +26,10 @@ import (
 //
 // The maps and the perf map are read by NewProcess and by Refresh, which
 // a caller calls again when the process may have loaded libraries or
-// compiled code since. A Process is not safe for concurrent use.
+// compiled code since. Files are read when first needed, but for those
+// deleted or with no path, which cannot be read once the process is
+// gone: those are read with the maps. A Process is not safe for
+// concurrent use.
 type Process struct {
 	pid   int
 	cache *Cache
@@ -75,10 +78,29 @@ func (p *Process) Refresh() error {
 			p.objects[k] = po
 			continue
 		}
-		p.objects[k] = &procObject{Object: o}
+		po := &procObject{Object: o}
+		if len(o.Mappings) > 0 && o.Mappings[0].Deleted() {
+			// A file deleted or with no path (memfd) cannot be
+			// opened once the process is gone: it is read now.
+			p.open(po)
+		}
+		p.objects[k] = po
 	}
 	p.perf, p.perfErr = p.readPerfMap()
 	return nil
+}
+
+// open reads the object of po, the first time it is called.
+func (p *Process) open(po *procObject) {
+	if po.obj != nil || po.err != nil {
+		return
+	}
+	po.obj, po.err = p.cache.open(ref{host: po.HostPath, path: po.Path, root: fmt.Sprintf("/proc/%d/root", p.pid)})
+	if po.err != nil && p.gone() && sameFile(po.Path, po.Dev, po.Inode) {
+		// The process exited since its maps were read; its file
+		// is the one at the same path here.
+		po.obj, po.err = p.cache.open(ref{host: po.Path, path: po.Path})
+	}
 }
 
 // PerfMapPath returns the path of the process's perf map as the process
@@ -151,14 +173,7 @@ func (p *Process) Frame(addr uint64) Frame {
 		return f
 	}
 	f.FileOffset = addr - m.Start + m.Offset
-	if po.obj == nil && po.err == nil {
-		po.obj, po.err = p.cache.open(ref{host: po.HostPath, path: po.Path, root: fmt.Sprintf("/proc/%d/root", p.pid)})
-		if po.err != nil && p.gone() && sameFile(po.Path, po.Dev, po.Inode) {
-			// The process exited since its maps were read; its file
-			// is the one at the same path here.
-			po.obj, po.err = p.cache.open(ref{host: po.Path, path: po.Path})
-		}
-	}
+	p.open(po)
 	if po.obj == nil {
 		return f
 	}
