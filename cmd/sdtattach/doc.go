@@ -245,11 +245,13 @@ forbids bpf(2) to root). It then says so on stderr, with the cause:
 Before Linux 5.15, which brought BPF cookies, the BPF program tells the
 probe sites apart by their address, which is known for an executable
 that is not position-independent, and for every file of a process traced
-with -p or -c; it is not for a position-independent executable (PIE) or a
-library traced by PATH in every process, or with -f in the command's
-children, which --backend auto then traces with tracefs, saying why, and
---backend bpf refuses; so is --filter, whose interpreter the verifier of
-those kernels cannot check. Where auto traces with BPF by address, it
+with -p or -c, and with -f of each of the command's descendants, whose
+addresses are read as each stops in the dynamic loader after it executes
+a program or loads a library; it is not for a position-independent
+executable (PIE) or a library traced by PATH in every process, which
+--backend auto then traces with tracefs, saying why, and --backend bpf
+refuses; so is --filter, whose interpreter the verifier of those kernels
+cannot check. Where auto traces with BPF by address, it
 says so:
 
 	sdtattach: kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address

@@ -356,9 +356,10 @@ func (p *Plan) room() (sites, probes int) {
 // relocating reports whether prog, which tells the sites apart by their
 // address, needs to follow the libraries the process of a command loads
 // to learn their addresses: the command, stopped at its execve, has not
-// mapped its libraries yet (see bpf.Program.Relocate).
+// mapped its libraries yet, and with a cgroup each of its processes maps
+// them at addresses of its own (see bpf.Program.Relocate).
 func (p *Plan) relocating(prog *bpf.Program) bool {
-	return prog.ByAddress() && p.opts.Dlopen && p.opts.PID != 0 && p.cgroup == 0
+	return prog.ByAddress() && p.opts.Dlopen && p.opts.PID != 0
 }
 
 // noteByAddress tells Options.Warn that BackendAuto chose the BPF

@@ -143,6 +143,45 @@ func TestByAddress(t *testing.T) {
 				t.Errorf("events %q, want %q", got, want)
 			}
 		})
+		t.Run("cgroup", func(t *testing.T) {
+			// Two processes of the command's cgroup run the PIE at
+			// once, each mapping it and its library where it will.
+			if cg, err := launch.NewCgroup("attach-test-probe-*"); err != nil {
+				t.Skipf("requires a writable cgroup v2 (%v)", err)
+			} else {
+				cg.Remove()
+			}
+			lib := filepath.Join(filepath.Dir(prog), "libwork.so")
+			cmd, err := launch.Start([]string{"sh", "-c", `"$0" 3 20 & "$0" 3 20; wait`, prog}, &launch.Options{OwnCgroup: "attach-test-"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.End(nil, nil)
+			tr, err := Open(ctx, specs(t, prog+":p:tick", lib+":work:call"), &Options{Command: cmd, Dlopen: true, Backend: BackendBPF})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(map[uint32][]string)
+			err = tr.Run(ctx, func(ev *Event) error {
+				got[ev.PID] = append(got[ev.PID], text(ev))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"p:tick [1]", "work:call [10]", "p:tick [2]", "work:call [20]", "p:tick [3]", "work:call [30]"}
+			if len(got) != 2 {
+				t.Errorf("events of %d processes, want 2: %v", len(got), got)
+			}
+			for pid, evs := range got {
+				if !slices.Equal(evs, want) {
+					t.Errorf("events of process %d %q, want %q", pid, evs, want)
+				}
+			}
+			if n := tr.Skipped(); n != 0 {
+				t.Errorf("Skipped() = %d, want 0", n)
+			}
+		})
 		t.Run("path", func(t *testing.T) {
 			tr, err := Open(ctx, specs(t, demo+":demo:tick"), &Options{Backend: BackendBPF})
 			if err != nil {

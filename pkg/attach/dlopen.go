@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -193,11 +194,49 @@ func (f *dlopenFollower) run() {
 		if pid == 0 {
 			continue // in a PID namespace below this one: not stopped
 		}
-		if err := f.prog.Relocate(); err != nil {
-			f.warn(fmt.Errorf("process %d: %w; the probes of the files it maps anew may miss hits", pid, err))
+		if f.cgroup == 0 {
+			f.relocate(pid, f.prog.Relocate())
+			f.addLoaded(pid)
+		} else {
+			// Each process of the cgroup maps the files where it
+			// will: its addresses once its files are attached,
+			// after those of the processes it forked, which map
+			// what it mapped before it executed a program.
+			f.addLoaded(pid)
+			f.retain()
+			f.relocate(pid, f.prog.RelocateProcess(pid))
 		}
-		f.addLoaded(pid)
 		f.cont(pid)
+	}
+}
+
+// relocate warns of err, the error of relocating the sites of a program
+// that tells them apart by their address in process pid.
+func (f *dlopenFollower) relocate(pid int, err error) {
+	if err != nil {
+		f.warn(fmt.Errorf("process %d: %w; the probes of the files it maps anew may miss hits", pid, err))
+	}
+}
+
+// retain has a program that tells the sites apart by their address keep
+// those of the processes of the cgroup only: those forked since are
+// read, those exited forgotten (see bpf.Program.Retain).
+func (f *dlopenFollower) retain() {
+	if !f.prog.ByAddress() {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(f.cgroupDir, "cgroup.procs"))
+	if err != nil {
+		return
+	}
+	var live []int
+	for _, w := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(w); err == nil {
+			live = append(live, pid)
+		}
+	}
+	if err := f.prog.Retain(live); err != nil {
+		f.warn(fmt.Errorf("cgroup %s: %w; the probes of the files its processes map may miss hits", f.cgroupDir, err))
 	}
 }
 

@@ -35,11 +35,13 @@
 // address, not by BPF cookie (see package bpf): BackendAuto uses it where
 // the addresses are known, for executables that are not
 // position-independent and for every object of the process of
-// Options.PID or Options.Command, and says so to Options.Warn; a
-// position-independent file traced in every process, or with
-// Options.Cgroup, is traced with uprobe events there (a *Fallback whose
+// Options.PID or Options.Command, and of the processes of its cgroup,
+// and says so to Options.Warn; a position-independent file traced in
+// every process is traced with uprobe events there (a *Fallback whose
 // error matches bpf.ErrNoCookies). With Options.Command the libraries it
-// maps at its start are followed as dlopen is, to learn their addresses.
+// maps at its start are followed as dlopen is, to learn their addresses,
+// and with Options.Cgroup those of each process of the cgroup, after
+// each program it executes, and of the processes it forks.
 //
 // # Resolving
 //

@@ -14,7 +14,10 @@
 // the number of (Program.ByAddress). An address is known in every
 // process for an executable that is not position-independent (ET_EXEC),
 // and in the process of Options.PID, from its maps, for any file it maps
-// (Program.Relocate follows the files it maps later). Attach refuses a
+// (Program.Relocate follows the files it maps later); with
+// Options.Cgroup, in each process of the cgroup that
+// Program.RelocateProcess is given, where it maps the file
+// (Program.Retain forgets those exited). Attach refuses a
 // position-independent file, an executable (PIE) or a library, in every
 // process, and two executables with sites at the same address, with an
 // error matching ErrNoCookies and ErrNotSupported. The choice is a

@@ -134,6 +134,7 @@ type Program struct {
 	faults    bool // the program faults in memory not resident
 	byIP      bool // sites are told apart by address, not by cookie
 	pid       int
+	cgroup    bool  // Options.Cgroup was given
 	boot      int64 // Unix time in ns when CLOCK_BOOTTIME was 0
 
 	mu    sync.Mutex // guards prog and links, and serializes Attach
@@ -142,11 +143,15 @@ type Program struct {
 	// looks them up without taking mu, so that Detach, which can take
 	// tens of milliseconds, does not stall it while events still arrive.
 	specs atomic.Pointer[[]Spec]
-	// ips are the addresses in site_ips, with their site numbers, and
-	// placed the files whose addresses follow the maps of the process
-	// traced, when byIP; guarded by mu.
+	// When byIP, guarded by mu (see siteip.go): ips are the addresses
+	// in site_ips, with their site numbers; placed the files whose
+	// addresses follow the maps of the processes traced; procs the
+	// addresses of sites in each process (linkTime: in all); held the
+	// number of processes that have each site at an address.
 	ips    map[uint64]uint32
 	placed []*placement
+	procs  map[int]map[uint64]uint32
+	held   map[uint64]map[uint32]int
 
 	ring *ring // nil when aggregating
 	raw  usdtEvent
@@ -259,9 +264,9 @@ func loadProgram(o *Options) (*Program, error) {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	defer coll.Close()
-	p := &Program{multi: multi, noStrings: o.NoStrings && o.Aggregate == nil, faults: faults, byIP: o.byIP, pid: o.PID, boot: bootTime()}
+	p := &Program{multi: multi, noStrings: o.NoStrings && o.Aggregate == nil, faults: faults, byIP: o.byIP, pid: o.PID, cgroup: o.Cgroup != 0, boot: bootTime()}
 	if o.byIP {
-		p.ips = make(map[uint64]uint32)
+		p.ips, p.procs, p.held = make(map[uint64]uint32), make(map[int]map[uint64]uint32), make(map[uint64]map[uint32]int)
 		p.maps.SiteIPs = coll.DetachMap(usdtMapSiteIps)
 	}
 	if ps.filtering {
@@ -342,13 +347,18 @@ func prepareSpec(o *Options, multi, faults bool) (*preparedSpec, error) {
 
 // setByIP sets by_ip where the sites are told apart by address, and sizes
 // site_ips: for each site, an address in one mapping of its file, or
-// two. Without, it keeps one entry.
+// two; with Options.Cgroup, room for more, in the mappings of several
+// processes (cgroupAddrs). Without, it keeps one entry.
 func setByIP(spec *ebpf.CollectionSpec, o *Options) error {
 	if err := spec.Variables[usdtVarByIp].Set(o.byIP); err != nil {
 		return fmt.Errorf("set %s: %w", usdtVarByIp, err)
 	}
 	if o.byIP {
-		spec.Maps[usdtMapSiteIps].MaxEntries = uint32(2 * o.MaxSites)
+		n := 2 * o.MaxSites
+		if o.Cgroup != 0 {
+			n += min(6*o.MaxSites, cgroupAddrs)
+		}
+		spec.Maps[usdtMapSiteIps].MaxEntries = uint32(n)
 	}
 	return nil
 }

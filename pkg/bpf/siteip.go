@@ -15,31 +15,42 @@ import (
 // site of a hit by its address (see by_ip in usdt.h), and the map
 // site_ips holds the address of every site attached: in every process,
 // the link-time address of a site of an executable that is not
-// position-independent (ET_EXEC); in the process of Options.PID, the
-// address where the process maps the file's site, read from its maps.
-// A position-independent file attached in every process has no single
+// position-independent (ET_EXEC); in the processes traced, the address
+// where each maps the file's site, read from its maps: the process of
+// Options.PID, or with Options.Cgroup those Relocate is given. A
+// position-independent file attached in every process has no single
 // address, and is refused: Attach's error matches ErrNoCookies.
 //
-// One Program traces one process, or every process: an address names
-// one site in the process of Options.PID, and in every process the
-// sites of executables not position-independent, which each process
-// maps at their link-time addresses. Only two such executables that
-// have sites at the same address clash, which Attach refuses too.
+// An address names one site. Two executables not position-independent
+// that have sites at the same address clash, and the second is refused;
+// so is a file whose sites the process of Options.PID maps where another
+// site is. Where two processes of the cgroup map different sites at the
+// same address, which of them a hit there is of cannot be told: the
+// address is left out of site_ips, its hits skipped, and Relocate says so.
 
-// A placement is a file whose sites were attached in the process of
-// Options.PID: their addresses follow its maps (see Relocate).
+// linkTime is the process that holds the link-time addresses of the
+// sites of executables not position-independent, in every process.
+const linkTime = 0
+
+// cgroupAddrs is the most addresses site_ips has room for beyond two per
+// site, with Options.Cgroup, up to six per site: each process of the
+// cgroup may map a file at its own address. The map is allocated whole,
+// about 64 bytes an entry.
+const cgroupAddrs = 1 << 16
+
+// A placement is a file whose sites have an address in each process that
+// maps them, read from its maps (see Relocate).
 type placement struct {
 	path    string
 	id      process.FileID
 	first   int      // number of the first site
 	offsets []uint64 // file offsets, by site
-	addrs   []uint64 // in site_ips for them now
 }
 
 // ByAddress reports whether the program tells the sites apart by their
-// address, where the kernel lacks BPF cookies; the sites of a file
-// attached in the process of Options.PID then need Relocate after the
-// process maps the file anew.
+// address, where the kernel lacks BPF cookies; the sites of a
+// position-independent file then need Relocate after a process traced
+// maps the file anew.
 func (p *Program) ByAddress() bool { return p.byIP }
 
 // place stores the addresses of sites, numbered from first, of the file
@@ -63,40 +74,71 @@ func (p *Program) place(path string, first int, sites []Site) (undo func(), err 
 	if err != nil {
 		return nil, err
 	}
-	if !exec {
-		if p.pid == 0 {
-			return nil, fmt.Errorf("%w: a position-independent file is told apart from others by the address of its sites only in a process given by pid: %w", ErrNoCookies, ErrNotSupported)
-		}
-		var st unix.Stat_t
-		if err := unix.Stat(path, &st); err != nil {
+	undo = func() { p.drop(first, len(sites)) }
+	if exec {
+		if err := p.free(path, addrs); err != nil {
 			return nil, err
 		}
-		pl := &placement{path: path, id: process.FileID{Dev: st.Dev, Inode: st.Ino}, first: first, offsets: offsets}
-		mm, err := process.ReadMaps(p.pid)
-		if err != nil {
+		all := make(map[uint64]uint32, len(p.procs[linkTime])+len(addrs))
+		for a, n := range p.procs[linkTime] {
+			all[a] = n
+		}
+		for a, n := range addrs {
+			all[a] = n
+		}
+		if err := p.hold(linkTime, all); err != nil {
+			undo()
 			return nil, err
 		}
-		if err := p.relocate(pl, mm, false); err != nil {
-			p.unplace(pl.addrs, first, len(sites))
-			return nil, err
-		}
-		p.placed = append(p.placed, pl)
-		return func() {
-			p.placed = p.placed[:len(p.placed)-1]
-			p.unplace(pl.addrs, first, len(sites))
-		}, nil
+		return undo, nil
 	}
-	keys := sortedKeys(addrs)
-	for _, a := range keys {
-		if n, ok := p.ips[a]; ok {
-			return nil, clash(path, a, n)
-		}
+	if p.pid == 0 && !p.cgroup {
+		return nil, fmt.Errorf("%w: a position-independent file is told apart from others by the address of its sites only in the processes traced, given by pid or cgroup: %w", ErrNoCookies, ErrNotSupported)
 	}
-	if err := p.putAddrs(addrs); err != nil {
-		p.unplace(keys, first, len(sites))
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
 		return nil, err
 	}
-	return func() { p.unplace(keys, first, len(sites)) }, nil
+	pl := &placement{path: path, id: process.FileID{Dev: st.Dev, Inode: st.Ino}, first: first, offsets: offsets}
+	p.placed = append(p.placed, pl)
+	undo = func() {
+		p.placed = slices.DeleteFunc(p.placed, func(q *placement) bool { return q == pl })
+		p.drop(first, len(sites))
+	}
+	if p.pid == 0 {
+		return undo, nil // the cgroup's processes: Relocate gives them
+	}
+	mm, err := process.ReadMaps(p.pid)
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	addrs = addrsIn([]*placement{pl}, mm)
+	if err := p.free(path, addrs); err != nil {
+		undo()
+		return nil, err
+	}
+	for a, n := range p.procs[p.pid] {
+		addrs[a] = n
+	}
+	if err := p.hold(p.pid, addrs); err != nil {
+		undo()
+		return nil, err
+	}
+	return undo, nil
+}
+
+// free returns a clash if a site other than the one addrs gives is at
+// one of its addresses.
+func (p *Program) free(path string, addrs map[uint64]uint32) error {
+	for _, a := range sortedKeys(addrs) {
+		for n := range p.held[a] {
+			if n != addrs[a] {
+				return clash(path, a, n)
+			}
+		}
+	}
+	return nil
 }
 
 // clash is the error of a site at address a, where site n is already.
@@ -124,94 +166,202 @@ func linkAddrs(f *elf.File, first int, offsets []uint64) (map[uint64]uint32, err
 	return addrs, nil
 }
 
-// Relocate puts in the program the addresses of the sites of the files
-// attached in the process of Options.PID where the process maps them
-// now: after it mapped a file attached before it did (a library of a
-// command stopped at its execve), or mapped one anew (dlopen after
-// dlclose). It does nothing unless ByAddress.
+// addrsIn returns the addresses of the sites of pls in the executable
+// mappings of their files among mm, as the kernel places a uprobe's
+// breakpoints; a site the process does not map has none.
+func addrsIn(pls []*placement, mm []process.Mapping) map[uint64]uint32 {
+	addrs := make(map[uint64]uint32)
+	for _, pl := range pls {
+		for i, off := range pl.offsets {
+			for _, m := range mm {
+				if m.Dev == pl.id.Dev && m.Inode == pl.id.Inode && m.Executable() && off >= m.Offset && off-m.Offset < m.End-m.Start {
+					addrs[m.Start+(off-m.Offset)] = uint32(pl.first + i)
+				}
+			}
+		}
+	}
+	return addrs
+}
+
+// Relocate puts in the program the addresses of the sites of the
+// position-independent files attached where the process of Options.PID
+// maps them now: after it mapped a file attached before it did (a
+// library of a command stopped at its execve), or mapped one anew
+// (dlopen after dlclose). It does nothing unless ByAddress.
 func (p *Program) Relocate() error {
+	if p.pid == 0 {
+		return nil
+	}
+	return p.RelocateProcess(p.pid)
+}
+
+// RelocateProcess is Relocate for process pid, which, with
+// Options.Cgroup, is any process of the cgroup: each maps the files at
+// addresses of its own, and a process forked maps them where its parent
+// did until it executes a program or maps a file anew. Where two
+// processes have different sites at one address, the address is left
+// out, its hits skipped, and the error says so; the other addresses are
+// kept.
+func (p *Program) RelocateProcess(pid int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.byIP || len(p.placed) == 0 || p.prog == nil {
 		return nil
 	}
-	mm, err := process.ReadMaps(p.pid)
+	return p.relocate(pid)
+}
+
+func (p *Program) relocate(pid int) error {
+	mm, err := process.ReadMaps(pid)
 	if err != nil {
 		return fmt.Errorf("relocate: %w", err)
 	}
+	return p.hold(pid, addrsIn(p.placed, mm))
+}
+
+// Retain keeps the addresses of the processes of live, the processes of
+// the cgroup now, and forgets those of the others, which have exited:
+// it first reads the maps of those of live it has none of, forked by a
+// process before it exited, which map what their parent did. Without
+// Options.Cgroup it does nothing.
+func (p *Program) Retain(live []int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.byIP || !p.cgroup || p.prog == nil {
+		return nil
+	}
 	var errs []error
-	for _, pl := range p.placed {
-		errs = append(errs, p.relocate(pl, mm, true))
+	known := make(map[int]bool, len(live))
+	for _, pid := range live {
+		known[pid] = true
+		if _, ok := p.procs[pid]; !ok && len(p.placed) > 0 {
+			if err := p.relocate(pid); err != nil && !errors.Is(err, process.ErrNoProcess) {
+				errs = append(errs, fmt.Errorf("process %d: %w", pid, err))
+			}
+		}
+	}
+	for _, pid := range sortedPIDs(p.procs) {
+		if pid != linkTime && !known[pid] {
+			errs = append(errs, p.hold(pid, nil))
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// Unmapped returns the files attached in the process of Options.PID
-// that it maps no site of, where the program tells the sites apart by
-// their address: their hits are skipped until Relocate finds them mapped.
+// Unmapped returns the position-independent files attached that no
+// process traced maps a site of, where the program tells the sites apart
+// by their address: their hits are skipped until Relocate finds them
+// mapped.
 func (p *Program) Unmapped() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	held := make(map[uint32]bool)
+	for pid, addrs := range p.procs {
+		if pid == linkTime {
+			continue
+		}
+		for _, n := range addrs {
+			held[n] = true
+		}
+	}
 	var paths []string
 	for _, pl := range p.placed {
-		if len(pl.addrs) == 0 {
+		mapped := false
+		for i := range pl.offsets {
+			mapped = mapped || held[uint32(pl.first+i)]
+		}
+		if !mapped {
 			paths = append(paths, pl.path)
 		}
 	}
 	return paths
 }
 
-// relocate sets the addresses of the sites of pl to those in the
-// executable mappings of its file among mm, as the kernel places a
-// uprobe's breakpoints; a site the process does not map has none. An
-// address of another site is a clash, unless again, when the maps are
-// the truth: the other site's file is mapped there no more.
-func (p *Program) relocate(pl *placement, mm []process.Mapping, again bool) error {
-	addrs := make(map[uint64]uint32)
-	for i, off := range pl.offsets {
-		for _, m := range mm {
-			if m.Dev == pl.id.Dev && m.Inode == pl.id.Inode && m.Executable() && off >= m.Offset && off-m.Offset < m.End-m.Start {
-				addrs[m.Start+(off-m.Offset)] = uint32(pl.first + i)
+// hold makes addrs the addresses of the sites in process pid (linkTime
+// for those of every process), in place of those it held, and updates
+// site_ips where that changes what an address names. A process whose
+// addrs are nil is forgotten; one with none is known to map no site.
+func (p *Program) hold(pid int, addrs map[uint64]uint32) error {
+	old := p.procs[pid]
+	var touched []uint64
+	for a, n := range old {
+		if m, ok := addrs[a]; !ok || m != n {
+			if p.held[a][n]--; p.held[a][n] == 0 {
+				delete(p.held[a], n)
 			}
+			touched = append(touched, a)
 		}
 	}
-	if !again {
-		for a := range addrs {
-			if n, ok := p.ips[a]; ok {
-				return clash(pl.path, a, n)
+	for a, n := range addrs {
+		if m, ok := old[a]; !ok || m != n {
+			if p.held[a] == nil {
+				p.held[a] = make(map[uint32]int)
 			}
+			p.held[a][n]++
+			touched = append(touched, a)
 		}
 	}
-	var stale []uint64
-	for _, a := range pl.addrs {
-		if _, ok := addrs[a]; !ok {
-			stale = append(stale, a)
-		}
+	if addrs == nil {
+		delete(p.procs, pid)
+	} else {
+		p.procs[pid] = addrs
 	}
-	p.unplace(stale, pl.first, len(pl.offsets))
-	pl.addrs = sortedKeys(addrs)
-	return p.putAddrs(addrs)
+	slices.Sort(touched)
+	var errs []error
+	for _, a := range slices.Compact(touched) {
+		errs = append(errs, p.sync(a))
+	}
+	return errors.Join(errs...)
 }
 
-// putAddrs stores addrs in site_ips.
-func (p *Program) putAddrs(addrs map[uint64]uint32) error {
-	for a, n := range addrs {
+// sync stores in site_ips the site at address a, or removes a when no
+// site or several are there.
+func (p *Program) sync(a uint64) error {
+	sites := p.held[a]
+	if len(sites) == 1 {
+		var n uint32
+		for n = range sites {
+		}
+		if m, ok := p.ips[a]; ok && m == n {
+			return nil
+		}
 		if err := p.maps.SiteIPs.Put(a, n); err != nil {
 			return fmt.Errorf("store the address of site %d: %w", n, err)
 		}
 		p.ips[a] = n
+		return nil
+	}
+	if len(sites) == 0 {
+		delete(p.held, a)
+	}
+	if _, ok := p.ips[a]; ok {
+		if err := p.maps.SiteIPs.Delete(a); err != nil {
+			return fmt.Errorf("remove the address %#x: %w", a, err)
+		}
+		delete(p.ips, a)
+	}
+	if len(sites) > 1 {
+		ns := make([]uint32, 0, len(sites))
+		for n := range sites {
+			ns = append(ns, n)
+		}
+		slices.Sort(ns)
+		return fmt.Errorf("%w: sites %d and %d, of processes that map different files there, at %#x: its hits are skipped", ErrNoCookies, ns[0], ns[1], a)
 	}
 	return nil
 }
 
-// unplace removes from site_ips those of addrs that are of the n sites
-// numbered from first: another may have taken an address since.
-func (p *Program) unplace(addrs []uint64, first, n int) {
-	for _, a := range addrs {
-		if s, ok := p.ips[a]; ok && int(s) >= first && int(s) < first+n {
-			p.maps.SiteIPs.Delete(a)
-			delete(p.ips, a)
+// drop forgets the addresses of the n sites numbered from first, in
+// every process, for an attach that failed.
+func (p *Program) drop(first, n int) {
+	for _, pid := range sortedPIDs(p.procs) {
+		addrs := make(map[uint64]uint32, len(p.procs[pid]))
+		for a, s := range p.procs[pid] {
+			if int(s) < first || int(s) >= first+n {
+				addrs[a] = s
+			}
 		}
+		p.hold(pid, addrs)
 	}
 }
 
@@ -222,4 +372,13 @@ func sortedKeys(m map[uint64]uint32) []uint64 {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func sortedPIDs(m map[int]map[uint64]uint32) []int {
+	pids := make([]int, 0, len(m))
+	for pid := range m {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	return pids
 }
