@@ -1,0 +1,148 @@
+package dlopen_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sdtkit/sdtkit/pkg/dlopen"
+	"github.com/sdtkit/sdtkit/pkg/dtrace"
+	"github.com/sdtkit/sdtkit/pkg/elfwriter"
+	"github.com/sdtkit/sdtkit/pkg/fixture"
+	"github.com/sdtkit/sdtkit/pkg/probe"
+	"github.com/sdtkit/sdtkit/pkg/probespec"
+)
+
+// start starts path with args, and kills it when the test ends.
+func start(t *testing.T, path string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(path, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// TestLoader checks that the loader of a dynamically linked program is
+// its interpreter, seen through /proc/PID/root, and that a static
+// program without _dl_debug_state has none.
+func TestLoader(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("requires sleep")
+	}
+	providers, err := dtrace.Parse("p.d", []byte("provider p { probe q(int); };"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := fixture.Generate(providers, fixture.Options{Type: elfwriter.Exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	static := filepath.Join(t.TempDir(), "static")
+	if err := os.WriteFile(static, fx.Bytes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		cmd     *exec.Cmd
+		dynamic bool
+	}{
+		{"dynamic", start(t, sleep, "60"), true},
+		{"static", start(t, static, "0", "1000"), false},
+	} {
+		pid := tt.cmd.Process.Pid
+		got, err := dlopen.Loader(pid)
+		if err != nil {
+			t.Fatalf("%s: Loader(%d) = %v", tt.name, pid, err)
+		}
+		prefix := "/proc/" + strconv.Itoa(pid) + "/root/"
+		if !tt.dynamic {
+			if got != "" {
+				t.Errorf("%s: Loader(%d) = %q, want \"\"", tt.name, pid, got)
+			}
+			continue
+		}
+		if !strings.HasPrefix(got, prefix) || !strings.HasPrefix(filepath.Base(got), "ld-") {
+			t.Errorf("%s: Loader(%d) = %q, want %sPATH/ld-*", tt.name, pid, got, prefix)
+		} else if _, err := os.Stat(got); err != nil {
+			t.Errorf("%s: Loader(%d) = %q: %v", tt.name, pid, got, err)
+		}
+	}
+}
+
+// TestFollower follows a process that loads a library with dlopen: the
+// probes of the library are handed over once each, and the process,
+// stopped meanwhile, runs on to its end.
+func TestFollower(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skipf("requires root (euid %d)", os.Geteuid())
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("requires gcc")
+	}
+	if _, err := os.Stat("/usr/include/sys/sdt.h"); err != nil {
+		if _, err := os.Stat("/usr/include/x86_64-linux-gnu/sys/sdt.h"); err != nil {
+			t.Skip("requires sys/sdt.h (systemtap-sdt-dev)")
+		}
+	}
+	dir := t.TempDir()
+	prog, lib := filepath.Join(dir, "prog"), filepath.Join(dir, "libplug.so")
+	for _, args := range [][]string{
+		{"-O2", "-shared", "-fPIC", "-o", lib, "testdata/plug.c"},
+		{"-O2", "-o", prog, "testdata/prog.c", "-ldl"},
+	} {
+		if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+			t.Fatalf("gcc %v: %v\n%s", args, err, out)
+		}
+	}
+	cmd := exec.Command(prog, lib)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	f, err := dlopen.New(&dlopen.Options{PID: pid, Specs: []probespec.Spec{{Provider: "plug", Name: "*"}}, Warn: func(err error) { t.Log(err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Fatalf("New(pid %d) = nil: no loader followed", pid)
+	}
+	defer f.Stop()
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	f.Start(nil, func(_ int, probes []*probe.Probe) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, pr := range probes {
+			got = append(got, pr.Provider+":"+pr.Name)
+		}
+	})
+	if _, err := in.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v", prog, err)
+	}
+	f.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(got)
+	if want := []string{"plug:fire", "plug:init"}; !slices.Equal(got, want) {
+		t.Errorf("probes handed over: %q, want %q", got, want)
+	}
+}
