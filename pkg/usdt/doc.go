@@ -101,10 +101,16 @@
 //
 //	c, err := launch.Start(argv, nil)
 //	...
-//	l, err := usdt.Attach(prog, "", "python", "function__entry", &usdt.Options{PID: c.Pid, Libraries: c.Libraries})
+//	l, err := usdt.Attach(prog, "", "python", "function__entry",
+//		&usdt.Options{PID: c.Pid, Libraries: c.Libraries, Dlopen: true})
 //	...
 //	err = c.Release()
 //
-// The objects a process maps later, with dlopen, are not followed (as
-// sdtattach's are): their probes are those of another Attach.
+// With Options.Dlopen, the libraries the process loads later with dlopen
+// are followed, as sdtattach follows them (package dlopen): the process
+// is stopped in the dynamic loader once it has mapped a library, before
+// the library's constructors run, while the probe's sites in it are
+// attached, with specs of their own in the map of specs. A probe that
+// no object of the process has yet is then waited for rather than an
+// error.
 package usdt
