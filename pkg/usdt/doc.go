@@ -35,6 +35,14 @@
 //	...
 //	defer l.Close()
 //
+// LoadCollection does it all for a CollectionSpec: it finds the sites
+// of each Probe, sizes the map of specs for them, loads the collection
+// and attaches each named program, with a Close that detaches them all
+// and closes the collection:
+//
+//	c, err := usdt.LoadCollection(spec, []usdt.Probe{{Program: "handler",
+//		Path: "/usr/bin/python3", Provider: "python", Name: "function__entry"}}, nil)
+//
 // Options.Specs is the map of specs of the program's collection (SpecMap;
 // SdtUsdtSpecs in what bpf2go generates); without it Attach looks for it
 // among the program's maps by id, which takes CAP_SYS_ADMIN. Attach reads

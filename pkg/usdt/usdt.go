@@ -125,15 +125,32 @@ func Attach(prog *ebpf.Program, path, provider, name string, opts *Options) (*Li
 // open finds the probe's sites, stores their specs and attaches prog to
 // them, following the libraries loaded with o.Dlopen.
 func (l *Link) open(prog *ebpf.Program, path, provider, name string, o *Options) error {
+	r, err := l.resolve(path, provider, name, o)
+	if err != nil {
+		return err
+	}
+	return l.start(prog, r, o.Specs, o.Specs == nil, o)
+}
+
+// A resolution is the sites of a probe that open found, planned.
+type resolution struct {
+	sel   *probe.Selection
+	plans []filePlan
+	n     int
+}
+
+// resolve finds and plans the sites of the probe, and starts following
+// the libraries loaded with o.Dlopen: the processes followed stop in
+// the loader until start.
+func (l *Link) resolve(path, provider, name string, o *Options) (*resolution, error) {
 	specs := []probespec.Spec{{Path: path, Provider: provider, Name: name}}
 	var err error
 	if o.Dlopen && o.PID != 0 && path == "" {
 		// Made first, so that no library is loaded unseen between
-		// the search below and the start of the following: the
-		// process stops in the loader until then.
+		// the search below and the start of the following.
 		l.follow, err = dlopen.New(&dlopen.Options{PID: o.PID, Specs: specs, Warn: o.Warn})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	sel, err := probe.Find(specs, &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: o.Warn})
@@ -142,15 +159,23 @@ func (l *Link) open(prog *ebpf.Program, path, provider, name string, o *Options)
 		o.Warn(fmt.Errorf("%w; attached if the process loads a library that has it", err))
 		sel = &probe.Selection{}
 	case err != nil:
-		return err
+		return nil, err
 	}
 	plans, n, err := plan(sel, o.Cookie, o.Warn)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if o.Specs != nil {
-		l.specs, err = o.Specs.Clone()
-	} else {
+	return &resolution{sel, plans, n}, nil
+}
+
+// start stores the specs of r in the map of specs, specs or, with
+// lookup, the one found among prog's, and attaches prog to the sites.
+func (l *Link) start(prog *ebpf.Program, r *resolution, specs *ebpf.Map, lookup bool, o *Options) error {
+	var err error
+	switch {
+	case specs != nil:
+		l.specs, err = specs.Clone()
+	case lookup:
 		l.specs, err = specMap(prog)
 	}
 	if err != nil {
@@ -167,11 +192,11 @@ func (l *Link) open(prog *ebpf.Program, path, provider, name string, o *Options)
 	if err != nil {
 		return err
 	}
-	if err := l.attach(plans, n); err != nil {
+	if err := l.attach(r.plans, r.n); err != nil {
 		return err
 	}
 	if l.follow != nil {
-		l.follow.Start(sel.Probes, l.grow)
+		l.follow.Start(r.sel.Probes, l.grow)
 	}
 	return nil
 }
