@@ -95,9 +95,14 @@
 //     so that cilium/ebpf verifies them with their caller's context; and
 //     they read memory and registers with bpf_probe_read_user and
 //     bpf_probe_read_kernel, which want a GPL-compatible license.
-//   - The map of specs is not weak, as libbpf's are: cilium/ebpf refuses
-//     relocations against a weak map. Objects of several files that
-//     include the header cannot be linked into one (bpftool gen object).
+//   - The map of specs is not weak in every object, as libbpf's is:
+//     cilium/ebpf refuses relocations against a weak map, and the
+//     linker keeps a map weak when every definition is. Objects of
+//     several files that include the header are linked into one
+//     (bpftool gen object) when every file but one defines
+//     BPF_USDT_WEAK before the include: its map of specs is then weak,
+//     and its functions inlined, since cilium/ebpf refuses two static
+//     functions of one name in an object.
 //
 // Probes are named by file (a bare name is looked up as a shell or the
 // dynamic loader would), provider and name, which may be globs; with
