@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sdtkit/sdtkit/internal/testdlopen"
 	"github.com/sdtkit/sdtkit/pkg/dlopen"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
@@ -84,24 +85,7 @@ func TestFollower(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skipf("requires root (euid %d)", os.Geteuid())
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("requires gcc")
-	}
-	if _, err := os.Stat("/usr/include/sys/sdt.h"); err != nil {
-		if _, err := os.Stat("/usr/include/x86_64-linux-gnu/sys/sdt.h"); err != nil {
-			t.Skip("requires sys/sdt.h (systemtap-sdt-dev)")
-		}
-	}
-	dir := t.TempDir()
-	prog, lib := filepath.Join(dir, "prog"), filepath.Join(dir, "libplug.so")
-	for _, args := range [][]string{
-		{"-O2", "-shared", "-fPIC", "-o", lib, "testdata/plug.c"},
-		{"-O2", "-o", prog, "testdata/prog.c", "-ldl"},
-	} {
-		if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-			t.Fatalf("gcc %v: %v\n%s", args, err, out)
-		}
-	}
+	prog, lib := testdlopen.Build(t)
 	cmd := exec.Command(prog, lib)
 	in, err := cmd.StdinPipe()
 	if err != nil {

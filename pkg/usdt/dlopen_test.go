@@ -4,38 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
+	"github.com/sdtkit/sdtkit/internal/testdlopen"
 	"github.com/sdtkit/sdtkit/pkg/launch"
 	"github.com/sdtkit/sdtkit/pkg/usdt"
 )
-
-// buildDlopen builds the fixture of package dlopen's tests: a program that loads, once it
-// reads a line, a library whose constructor fires plug:init(7) and
-// whose plugfire fires plug:fire(55, 110). It returns their paths.
-func buildDlopen(t *testing.T) (prog, lib string) {
-	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("requires gcc")
-	}
-	if _, err := os.Stat("/usr/include/sys/sdt.h"); err != nil {
-		if _, err := os.Stat("/usr/include/x86_64-linux-gnu/sys/sdt.h"); err != nil {
-			t.Skip("requires sys/sdt.h (systemtap-sdt-dev)")
-		}
-	}
-	dir := t.TempDir()
-	prog, lib = filepath.Join(dir, "prog"), filepath.Join(dir, "libplug.so")
-	for _, args := range [][]string{
-		{"-O2", "-shared", "-fPIC", "-o", lib, "../dlopen/testdata/plug.c"},
-		{"-O2", "-o", prog, "../dlopen/testdata/prog.c", "-ldl"},
-	} {
-		if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-			t.Fatalf("gcc %v: %v\n%s", args, err, out)
-		}
-	}
-	return prog, lib
-}
 
 // TestDlopen attaches with Options.Dlopen to the probes of a library a
 // process loads later with dlopen, by the pid of a running process and
@@ -45,7 +19,7 @@ func buildDlopen(t *testing.T) (prog, lib string) {
 // process had them at Attach.
 func TestDlopen(t *testing.T) {
 	coll := loadForms(t)
-	prog, lib := buildDlopen(t)
+	prog, lib := testdlopen.Build(t)
 	for _, tt := range []struct {
 		name   string
 		launch bool
