@@ -40,6 +40,9 @@ func LoadCollection(spec *ebpf.CollectionSpec, probes []Probe, opts *ebpf.Collec
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, fmt.Errorf("load collection: %w", err)
 	}
+	if err := checkKernel(); err != nil {
+		return nil, fmt.Errorf("load collection: %w", err)
+	}
 	for _, p := range probes {
 		if spec.Programs[p.Program] == nil {
 			return nil, fmt.Errorf("load collection: no program %q", p.Program)

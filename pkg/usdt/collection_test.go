@@ -38,7 +38,7 @@ func TestLoadCollection(t *testing.T) {
 	}
 	c, err := usdt.LoadCollection(spec, probes, nil)
 	if errors.Is(err, ebpf.ErrNotSupported) {
-		t.Skipf("requires kernel 5.15 (due to missing BPF cookies or ring buffers): %v", err)
+		t.Skipf("requires kernel 5.15 (due to missing BPF cookies): %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/features"
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
@@ -113,6 +115,9 @@ func Attach(prog *ebpf.Program, path, provider, name string, opts *Options) (*Li
 	}
 	if path == "" && o.PID == 0 {
 		return nil, errors.New("attach: no file and no process")
+	}
+	if err := checkKernel(); err != nil {
+		return nil, fmt.Errorf("attach: %w", err)
 	}
 	l := &Link{cookie: o.Cookie, warn: o.Warn}
 	if err := l.open(prog, path, provider, name, &o); err != nil {
@@ -336,4 +341,16 @@ func (l *Link) Close() error {
 		l.specs = nil
 	}
 	return errors.Join(errs...)
+}
+
+// checkKernel reports that the kernel lacks BPF cookies (Linux 5.15), by
+// which the header finds the spec of a site.
+func checkKernel() error {
+	switch err := features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie); {
+	case errors.Is(err, ErrNotSupported):
+		return fmt.Errorf("kernel without BPF cookies (Linux 5.15): %w", err)
+	case err != nil:
+		return fmt.Errorf("probe BPF cookies: %w", err)
+	}
+	return nil
 }
