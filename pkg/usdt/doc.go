@@ -65,7 +65,8 @@
 //     included (-ESRCH for a site not attached through this package,
 //     -ENOENT for an argument the site does not have, *res 0 on error);
 //   - BPF_USDT_MAX_SPEC_CNT, defined before the include, sizes the map
-//     of specs (1024 here by default, 256 with libbpf);
+//     of specs (1024 here by default, 256 with libbpf), though
+//     LoadCollection makes it larger where the sites found need more;
 //   - programs of section usdt (cilium/ebpf loads them as kprobe
 //     programs) are attached with one perf-event uprobe per site;
 //     programs of section uprobe.multi with one uprobe_multi link per
@@ -81,6 +82,8 @@
 //     is found by the uprobe's cookie only. libbpf falls back on older
 //     kernels to a map from instruction pointer to spec, which needs its
 //     own loader (a kconfig extern of libbpf's, LINUX_HAS_BPF_COOKIE).
+//     Attach and LoadCollection return an error matching
+//     ErrNotSupported there.
 //   - More argument forms are read: every form package argspec decodes,
 //     among them rip-relative and GOT-relative globals, %ah, and the
 //     8-byte register pairs of i386 programs, which an x86-64 kernel
@@ -103,6 +106,11 @@
 //     BPF_USDT_WEAK before the include: its map of specs is then weak,
 //     and its functions inlined, since cilium/ebpf refuses two static
 //     functions of one name in an object.
+//   - Beyond libbpf's one call: Options.Dlopen follows the libraries a
+//     process loads later, which libbpf attaches to only when named by
+//     path; Options.Libraries traces a command from its first
+//     instruction; LoadCollection loads and attaches a CollectionSpec in
+//     one call; the uprobes are held by a keeper process (kill-safety).
 //
 // Probes are named by file (a bare name is looked up as a shell or the
 // dynamic loader would), provider and name, which may be globs; with
