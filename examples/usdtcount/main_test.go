@@ -4,14 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/features"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 	"github.com/sdtkit/sdtkit/pkg/fixture"
@@ -34,6 +39,9 @@ func count(t *testing.T, args []string, fire func()) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skipf("requires root (euid %d)", os.Geteuid())
+	}
+	if err := features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie); errors.Is(err, ebpf.ErrNotSupported) {
+		t.Skipf("requires kernel 5.15 (due to missing BPF cookies): %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -62,7 +70,7 @@ func TestFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := fixture.Generate(providers, fixture.Options{Type: elfwriter.PIE, Semaphores: true, Sites: 2, Forms: []fixture.Form{fixture.Mem, fixture.RIP, fixture.Reg}})
+	prog, err := fixture.Generate(providers, fixture.Options{Arch: runtime.GOARCH, Type: elfwriter.PIE, Semaphores: true, Sites: 2, Forms: []fixture.Form{fixture.Mem, fixture.RIP, fixture.Reg}})
 	if err != nil {
 		t.Fatal(err)
 	}

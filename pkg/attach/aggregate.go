@@ -12,6 +12,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/dlopen"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/probe"
@@ -315,13 +316,13 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 	}
 	follow := p.newFollower(prog)
 	if err := p.attachTo(prog); err != nil {
-		follow.stop()
+		follow.Stop()
 		return nil, err
 	}
 	p.noteByAddress(prog, follow)
 	ag := &Aggregator{src: bpfSource{prog}, prog: prog, plan: p, agg: *a, probes: probes, dlopen: follow, stopping: make(chan struct{}), closing: make(chan struct{})}
 	if follow != nil {
-		follow.start(p, prog, ag)
+		p.follow(follow, prog, ag)
 	}
 	stopOnExit(o, ag.closing, ag.Stop)
 	return ag, nil
@@ -432,7 +433,7 @@ type Aggregator struct {
 	probes []probeArgs // by probe number; guarded by plan.mu
 	// dlopen, when not nil, follows the libraries the process loads;
 	// Stop ends it before detaching.
-	dlopen *dlopenFollower
+	dlopen *dlopen.Follower
 
 	stopOnce  sync.Once
 	stopping  chan struct{}
@@ -457,7 +458,7 @@ func (a *Aggregator) InKernel() bool { return a.prog != nil }
 func (a *Aggregator) Stop() {
 	a.stopOnce.Do(func() {
 		// No site is added once detached.
-		a.dlopen.stop()
+		a.dlopen.Stop()
 		a.detachErr = a.src.detach()
 		close(a.stopping)
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/dlopen"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/launch"
 	"github.com/sdtkit/sdtkit/pkg/probe"
@@ -327,7 +328,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	}
 	follow := p.newFollower(prog)
 	if err := p.attachTo(prog); err != nil {
-		follow.stop()
+		follow.Stop()
 		return nil, err
 	}
 	p.noteByAddress(prog, follow)
@@ -366,7 +367,7 @@ func (p *Plan) relocating(prog *bpf.Program) bool {
 // program on a kernel without BPF cookies, where it tells the sites
 // apart by their address, and, with any backend, of the files whose
 // addresses are not known, unless followed: their hits are skipped.
-func (p *Plan) noteByAddress(prog *bpf.Program, follow *dlopenFollower) {
+func (p *Plan) noteByAddress(prog *bpf.Program, follow *dlopen.Follower) {
 	if p.opts.Backend == BackendAuto && prog.ByAddress() {
 		p.warn(errors.New("kernel without BPF cookies (Linux 5.15): tracing with the BPF backend, which tells the probe sites apart by their address"))
 	}
@@ -384,12 +385,12 @@ func (p *Plan) noteByAddress(prog *bpf.Program, follow *dlopenFollower) {
 // fails, which takes nothing away from the sites planned (Options.Warn
 // says why). It follows them also when prog needs their addresses (see
 // relocating). It is made before the command of Options.OnAttached runs.
-func (p *Plan) newFollower(prog *bpf.Program) *dlopenFollower {
+func (p *Plan) newFollower(prog *bpf.Program) *dlopen.Follower {
 	o := &p.opts
 	if !p.following() && !p.relocating(prog) {
 		return nil
 	}
-	f, err := newDlopenFollower(o, p.cgroup)
+	f, err := newDlopenFollower(p)
 	if err != nil {
 		p.warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/dlopen"
 	"github.com/sdtkit/sdtkit/pkg/hit"
 )
 
@@ -25,7 +26,7 @@ type bpfEvents struct {
 	sites atomic.Pointer[[]*Site] // grows as libraries are loaded (Options.Dlopen)
 	// dlopen, when not nil, follows the libraries the process loads;
 	// Stop ends it before detaching.
-	dlopen *dlopenFollower
+	dlopen *dlopen.Follower
 	// noted are, by site number, the arguments whose being unreadable
 	// was given to Options.Warn.
 	noted []hit.ArgMask
@@ -48,12 +49,12 @@ type bpfEvents struct {
 // sites of p, which follows the libraries loaded with follow when not
 // nil and stops by itself when the process of Options.PID exits (or
 // Options.Until is closed).
-func newBPFTracer(prog *bpf.Program, p *Plan, follow *dlopenFollower) *Tracer {
+func newBPFTracer(prog *bpf.Program, p *Plan, follow *dlopen.Follower) *Tracer {
 	e := newBPFEvents(p)
 	e.prog = prog
 	if follow != nil {
 		e.dlopen = follow
-		follow.start(p, prog, e)
+		p.follow(follow, prog, e)
 	}
 	stopOnExit(&p.opts, e.closing, e.Stop)
 	return &Tracer{src: e, plan: p}
@@ -156,7 +157,7 @@ func (e *bpfEvents) isDrained() bool {
 func (e *bpfEvents) Stop() {
 	e.stopOnce.Do(func() {
 		// No site is added once detached.
-		e.dlopen.stop()
+		e.dlopen.Stop()
 		e.detachErr = e.prog.Detach()
 		close(e.stopping)
 		go e.drain()
@@ -218,7 +219,7 @@ func (e *bpfEvents) Close() error {
 	// A Stop in progress elsewhere is waited for; none comes after.
 	e.stopOnce.Do(func() {})
 	e.closeOnce.Do(func() {
-		e.dlopen.stop()
+		e.dlopen.Stop()
 		close(e.closing)
 		e.finish()
 	})

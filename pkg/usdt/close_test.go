@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -91,14 +92,14 @@ func running(t *testing.T) (*exec.Cmd, string, *fixture.Manifest) {
 }
 
 // fixtureFile writes a non-PIE fixture of probes p:q and p:r, three sites
-// each, with semaphores.
+// each, with semaphores, for this machine.
 func fixtureFile(t *testing.T) (string, *fixture.Manifest) {
 	t.Helper()
 	providers, err := dtrace.Parse("p.d", []byte(formsD))
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := fixture.Generate(providers, fixture.Options{Type: elfwriter.Exec, Semaphores: true, Sites: 3})
+	prog, err := fixture.Generate(providers, fixture.Options{Arch: runtime.GOARCH, Type: elfwriter.Exec, Semaphores: true, Sites: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,14 @@
 //	...
 //	defer l.Close()
 //
+// LoadCollection does it all for a CollectionSpec: it finds the sites
+// of each Probe, sizes the map of specs for them, loads the collection
+// and attaches each named program, with a Close that detaches them all
+// and closes the collection:
+//
+//	c, err := usdt.LoadCollection(spec, []usdt.Probe{{Program: "handler",
+//		Path: "/usr/bin/python3", Provider: "python", Name: "function__entry"}}, nil)
+//
 // Options.Specs is the map of specs of the program's collection (SpecMap;
 // SdtUsdtSpecs in what bpf2go generates); without it Attach looks for it
 // among the program's maps by id, which takes CAP_SYS_ADMIN. Attach reads
@@ -57,7 +65,8 @@
 //     included (-ESRCH for a site not attached through this package,
 //     -ENOENT for an argument the site does not have, *res 0 on error);
 //   - BPF_USDT_MAX_SPEC_CNT, defined before the include, sizes the map
-//     of specs (1024 here by default, 256 with libbpf);
+//     of specs (1024 here by default, 256 with libbpf), though
+//     LoadCollection makes it larger where the sites found need more;
 //   - programs of section usdt (cilium/ebpf loads them as kprobe
 //     programs) are attached with one perf-event uprobe per site;
 //     programs of section uprobe.multi with one uprobe_multi link per
@@ -73,6 +82,8 @@
 //     is found by the uprobe's cookie only. libbpf falls back on older
 //     kernels to a map from instruction pointer to spec, which needs its
 //     own loader (a kconfig extern of libbpf's, LINUX_HAS_BPF_COOKIE).
+//     Attach and LoadCollection return an error matching
+//     ErrNotSupported there.
 //   - More argument forms are read: every form package argspec decodes,
 //     among them rip-relative and GOT-relative globals, %ah, and the
 //     8-byte register pairs of i386 programs, which an x86-64 kernel
@@ -87,9 +98,19 @@
 //     so that cilium/ebpf verifies them with their caller's context; and
 //     they read memory and registers with bpf_probe_read_user and
 //     bpf_probe_read_kernel, which want a GPL-compatible license.
-//   - The map of specs is not weak, as libbpf's are: cilium/ebpf refuses
-//     relocations against a weak map. Objects of several files that
-//     include the header cannot be linked into one (bpftool gen object).
+//   - The map of specs is not weak in every object, as libbpf's is:
+//     cilium/ebpf refuses relocations against a weak map, and the
+//     linker keeps a map weak when every definition is. Objects of
+//     several files that include the header are linked into one
+//     (bpftool gen object) when every file but one defines
+//     BPF_USDT_WEAK before the include: its map of specs is then weak,
+//     and its functions inlined, since cilium/ebpf refuses two static
+//     functions of one name in an object.
+//   - Beyond libbpf's one call: Options.Dlopen follows the libraries a
+//     process loads later, which libbpf attaches to only when named by
+//     path; Options.Libraries traces a command from its first
+//     instruction; LoadCollection loads and attaches a CollectionSpec in
+//     one call; the uprobes are held by a keeper process (kill-safety).
 //
 // Probes are named by file (a bare name is looked up as a shell or the
 // dynamic loader would), provider and name, which may be globs; with
@@ -101,10 +122,16 @@
 //
 //	c, err := launch.Start(argv, nil)
 //	...
-//	l, err := usdt.Attach(prog, "", "python", "function__entry", &usdt.Options{PID: c.Pid, Libraries: c.Libraries})
+//	l, err := usdt.Attach(prog, "", "python", "function__entry",
+//		&usdt.Options{PID: c.Pid, Libraries: c.Libraries, Dlopen: true})
 //	...
 //	err = c.Release()
 //
-// The objects a process maps later, with dlopen, are not followed (as
-// sdtattach's are): their probes are those of another Attach.
+// With Options.Dlopen, the libraries the process loads later with dlopen
+// are followed, as sdtattach follows them (package dlopen): the process
+// is stopped in the dynamic loader once it has mapped a library, before
+// the library's constructors run, while the probe's sites in it are
+// attached, with specs of their own in the map of specs. A probe that
+// no object of the process has yet is then waited for rather than an
+// error.
 package usdt

@@ -14,6 +14,7 @@ import (
 var testPackages = []string{
 	"pkg/bpf", "pkg/attach", "pkg/tracefs", "pkg/uprobes", "pkg/probe",
 	"pkg/process", "pkg/repair", "pkg/semaphore", "pkg/launch", "pkg/sdt",
+	"pkg/usdt", "pkg/dlopen", "examples/usdtcount",
 }
 
 // testArgs are the flags of a package's test binary.
@@ -69,9 +70,9 @@ func (b *builder) hostTools() error {
 	return nil
 }
 
-// forArch builds the init, the tools, the test binaries (when tests),
-// the script tests' binary (when scripts) and the fixtures of arch.
-func (b *builder) forArch(arch string, tests, scripts bool) (*build, error) {
+// forArch builds the init, the tools, the test binaries of pkgs, the
+// script tests' binary (when scripts) and the fixtures of arch.
+func (b *builder) forArch(arch string, pkgs []string, scripts bool) (*build, error) {
 	d := filepath.Join(b.dir, arch)
 	bd := &build{
 		arch:     arch,
@@ -87,14 +88,12 @@ func (b *builder) forArch(arch string, tests, scripts bool) (*build, error) {
 	if err := b.goBuild(arch, "build", "-o", bd.bin+"/", "./cmd/..."); err != nil {
 		return nil, err
 	}
-	if tests {
-		for _, p := range testPackages {
-			out := filepath.Join(d, "tests", strings.ReplaceAll(p, "/", "_")+".test")
-			if err := b.goBuild(arch, "test", "-c", "-o", out, "./"+p); err != nil {
-				return nil, err
-			}
-			bd.tests[p] = out
+	for _, p := range pkgs {
+		out := filepath.Join(d, "tests", strings.ReplaceAll(p, "/", "_")+".test")
+		if err := b.goBuild(arch, "test", "-c", "-o", out, "./"+p); err != nil {
+			return nil, err
 		}
+		bd.tests[p] = out
 	}
 	if scripts {
 		bd.scripts = filepath.Join(d, "tests", "scripts.test")

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	vmtest [-ci] [-guests LIST] [-cpus LIST] [-checks LIST] [-no-tests] [-doc FILE] [-cache DIR] [-timeout D] [-v]
+//	vmtest [-ci] [-guests LIST] [-cpus LIST] [-checks LIST] [-packages LIST] [-no-tests] [-doc FILE] [-cache DIR] [-timeout D] [-v]
 //
 // The matrix is Debian's kernels 5.10 (bullseye), 6.1 (bookworm) and
 // 6.12 (trixie) on x86-64, and 6.1 and 6.12 on arm64, each booted with
@@ -25,7 +25,8 @@
 //
 // For each arch it builds, static, the tools of cmd/, the guest's init
 // (internal/cmd/vminit), go test -c binaries of the packages whose
-// tests attach, and sdtgen fixtures of known values, and puts them in an
+// tests attach (or of those -packages names), and sdtgen fixtures of
+// known values, and puts them in an
 // initramfs with the plan of the checks. x86-64 guests boot Debian's
 // generic kernels, whose 9p modules mount the host's root read-only, so
 // that its libc and gcc serve the tests that build fixtures; arm64

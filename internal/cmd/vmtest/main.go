@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ import (
 	"github.com/sdtkit/sdtkit/internal/vmcheck"
 )
 
-const usageText = `usage: vmtest [-ci] [-guests LIST] [-cpus LIST] [-checks LIST] [-no-tests] [-doc FILE] [-cache DIR] [-timeout D] [-v]
+const usageText = `usage: vmtest [-ci] [-guests LIST] [-cpus LIST] [-checks LIST] [-packages LIST] [-no-tests] [-doc FILE] [-cache DIR] [-timeout D] [-v]
 
 Boot Debian's kernels under qemu and run sdtkit's attach checks and the
 tests of the packages that attach in each; print a table of the results.
@@ -37,7 +38,8 @@ type config struct {
 	guests  []guest
 	checks  []string
 	tests   bool
-	scripts string // -scripts: the script tests to run where the host's root is shared
+	pkgs    []string // the packages whose tests run, with tests
+	scripts string   // -scripts: the script tests to run where the host's root is shared
 	doc     string
 	cache   string
 	timeout time.Duration
@@ -52,12 +54,13 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		fs.PrintDefaults()
 	}
 	c := &config{}
-	var guests, cpus, checks string
+	var guests, cpus, checks, pkgs string
 	var noTests bool
 	fs.BoolVar(&c.ci, "ci", false, "run the attach checks in CI's guests ("+strings.Join(ciGuests, ", ")+"), each for at most "+ciGuestTimeout.String()+"; skip, rather than fail, when qemu or the kernels cannot be had")
 	fs.StringVar(&guests, "guests", "", "boot the kernels of LIST (VERSION/ARCH, or VERSION/ARCH/VCPUS for one guest), comma-separated: "+kernelNames()+" (default all)")
 	fs.StringVar(&cpus, "cpus", "2,16", "boot each kernel with each vCPU count of LIST")
 	fs.StringVar(&checks, "checks", "", "run the attach checks of LIST only, comma-separated (default all)")
+	fs.StringVar(&pkgs, "packages", "", "run the go test binaries of the packages of LIST only, comma-separated: "+strings.Join(testPackages, ", ")+" (default all)")
 	fs.BoolVar(&noTests, "no-tests", false, "run the attach checks only, not the go test binaries")
 	fs.StringVar(&c.scripts, "scripts", "", "run the script tests (testdata/script) whose names match `REGEXP` too, in the guests of the host's arch, which share its root, its go command and its compilers")
 	fs.StringVar(&c.doc, "doc", "", "write the results as Markdown to FILE (docs/kernels.md)")
@@ -75,6 +78,15 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return nil, cli.ErrUsage
 	}
 	c.tests = !noTests
+	c.pkgs = testPackages
+	if pkgs != "" {
+		c.pkgs = splitList(pkgs)
+		for _, p := range c.pkgs {
+			if !slices.Contains(testPackages, p) {
+				return nil, fmt.Errorf("-packages: no tests of %q: %w", p, cli.ErrUsage)
+			}
+		}
+	}
 	timeoutSet := false
 	fs.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
 	if c.ci && !timeoutSet {

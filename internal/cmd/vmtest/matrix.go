@@ -61,8 +61,12 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 		return nil, err
 	}
 	builds := map[string]*build{}
+	var pkgs []string
+	if c.tests {
+		pkgs = c.pkgs
+	}
 	for arch := range archs {
-		bd, err := b.forArch(arch, c.tests, c.scripts != "" && arch == runtime.GOARCH)
+		bd, err := b.forArch(arch, pkgs, c.scripts != "" && arch == runtime.GOARCH)
 		if err != nil {
 			return nil, err
 		}

@@ -89,13 +89,32 @@ struct __sdt_usdt_spec {
  * The specs, by spec id, which is the BPF cookie of the uprobe. The name
  * is how sdtkit finds the map among those of the program: at most 15
  * bytes, as the kernel keeps them.
+ *
+ * A program made of several objects linked into one (bpftool gen
+ * object), each including this file, has one map of specs: it is
+ * defined in one object, and weak in the others, which define
+ * BPF_USDT_WEAK before the include; the linker keeps the strong one.
+ * libbpf's map is weak in every object, but cilium/ebpf refuses a
+ * reference to a weak map, and the linker keeps a map weak when every
+ * definition is. With BPF_USDT_WEAK, the functions below are inlined
+ * too: cilium/ebpf refuses two static functions of one name in the
+ * linked object, and global ones would be verified apart from their
+ * caller (libbpf's are weak and hidden, which libbpf alone verifies as
+ * static).
  */
+#ifdef BPF_USDT_WEAK
+#define __SDT_USDT_SPECS_WEAK __attribute__((weak))
+#define __SDT_USDT_FUNC __attribute__((always_inline, unused)) inline
+#else
+#define __SDT_USDT_SPECS_WEAK
+#define __SDT_USDT_FUNC __attribute__((noinline, unused))
+#endif
 struct {
 	int (*type)[2 /* BPF_MAP_TYPE_ARRAY */];
 	int (*max_entries)[BPF_USDT_MAX_SPEC_CNT];
 	unsigned int *key;
 	struct __sdt_usdt_spec *value;
-} sdt_usdt_specs __attribute__((section(".maps"), used));
+} sdt_usdt_specs __attribute__((section(".maps"), used)) __SDT_USDT_SPECS_WEAK;
 
 /* BPF helpers, under names of this file, so that none clashes with libbpf's. */
 static void *(*const __sdt_map_lookup_elem)(void *map, const void *key) = (void *)1;
@@ -145,7 +164,7 @@ static __attribute__((always_inline)) inline long __sdt_usdt_reg(struct pt_regs 
 }
 
 /* Returns the number of arguments of the site hit, or a negative error. */
-static __attribute__((noinline, unused)) int bpf_usdt_arg_cnt(struct pt_regs *ctx)
+static __SDT_USDT_FUNC int bpf_usdt_arg_cnt(struct pt_regs *ctx)
 {
 	struct __sdt_usdt_spec *s = __sdt_usdt_spec(ctx);
 
@@ -178,7 +197,7 @@ static __attribute__((always_inline, unused)) inline int bpf_usdt_arg_size(struc
  * (a floating-point register), or that of the helper that failed to read
  * memory.
  */
-static __attribute__((noinline, unused)) int bpf_usdt_arg(struct pt_regs *ctx, unsigned long long arg_num, long *res)
+static __SDT_USDT_FUNC int bpf_usdt_arg(struct pt_regs *ctx, unsigned long long arg_num, long *res)
 {
 	struct __sdt_usdt_spec *s;
 	struct __sdt_usdt_arg *a;
@@ -251,7 +270,7 @@ static __attribute__((noinline, unused)) int bpf_usdt_arg(struct pt_regs *ctx, u
  * Returns the cookie given when attaching (usdt.Options.Cookie), 0 for
  * a site sdtkit did not attach.
  */
-static __attribute__((noinline, unused)) long bpf_usdt_cookie(struct pt_regs *ctx)
+static __SDT_USDT_FUNC long bpf_usdt_cookie(struct pt_regs *ctx)
 {
 	struct __sdt_usdt_spec *s = __sdt_usdt_spec(ctx);
 
