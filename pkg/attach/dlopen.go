@@ -295,7 +295,7 @@ func (f *dlopenFollower) addLoaded(pid int) {
 	}()
 	// An object mapped at the last read was read then.
 	skip := func(o *process.Object) bool { return f.mapped[[2]uint64{o.Dev, o.Inode}] }
-	sel := findEach(specs, &probe.Options{PID: pid, Warn: f.warn, Skip: skip})
+	sel := findEach(specs, &probe.Options{PID: pid, Warn: f.warn, Skip: skip, DebugDirs: f.plan.opts.DebugDirs})
 	defer func() {
 		for _, tg := range sel.Targets {
 			tg.Release()
