@@ -23,7 +23,8 @@ type Target struct {
 	// File holds the probe sites; nil once Release was called.
 	File *stapsdt.File
 
-	debugDirs []string // Options.DebugDirs
+	debugDirs []string    // Options.DebugDirs
+	warn      func(error) // Options.Warn
 	symsOnce  sync.Once
 	syms      *symbolize.Object
 	symsErr   error
@@ -34,7 +35,8 @@ type Target struct {
 // has them read from its debug file, under Options.DebugDirs. The error
 // says why the file could not be read, and then the Object is nil, or
 // why a source of symbols it names could not be used (a debug file that
-// does not match), and then the Object holds the others.
+// does not match), and then the Object holds the others; it is given to
+// Options.Warn too, once.
 func (t *Target) Symbols() (*symbolize.Object, error) {
 	t.symsOnce.Do(func() {
 		// symbolize opens regular files only: the file may have been
@@ -43,8 +45,20 @@ func (t *Target) Symbols() (*symbolize.Object, error) {
 		if t.syms != nil {
 			t.symsErr = errors.Join(t.syms.Warnings...)
 		}
+		if t.symsErr != nil && t.warn != nil {
+			t.warn(fmt.Errorf("%s: symbols: %w", t.Name, t.symsErr))
+		}
 	})
 	return t.syms, t.symsErr
+}
+
+// SymbolAddr returns the link-time address of the symbol name that an
+// argument of the site at link-time address pc names, from Symbols (see
+// symbolize.Object.SymbolAddr): a Target is the stapsdt.SymbolTable of
+// its file, which reads the symbols only once an argument names one.
+func (t *Target) SymbolAddr(name string, pc uint64) (uint64, error) {
+	obj, _ := t.Symbols()
+	return obj.SymbolAddr(name, pc)
 }
 
 // files holds the targets read so far, each once, in the order they
@@ -85,7 +99,7 @@ func (fs *files) open(name, path string, f *stapsdt.File, ferr error) (*Target, 
 			fs.warn(ferr)
 		}
 	}
-	t := &Target{Name: name, Path: path, Dev: id[0], Inode: id[1], File: f, debugDirs: fs.debugDirs}
+	t := &Target{Name: name, Path: path, Dev: id[0], Inode: id[1], File: f, debugDirs: fs.debugDirs, warn: fs.warn}
 	if fs.byID == nil {
 		fs.byID = make(map[[2]uint64]*Target)
 	}
