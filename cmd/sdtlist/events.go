@@ -31,7 +31,9 @@ type uprobeEvents struct {
 	symOpts *symbolize.Options
 }
 
-func newUprobeEvents(w io.Writer) *uprobeEvents { return &uprobeEvents{w: w} }
+func newUprobeEvents(w io.Writer, symOpts *symbolize.Options) *uprobeEvents {
+	return &uprobeEvents{w: w, symOpts: symOpts}
+}
 
 func (u *uprobeEvents) flush() error { return nil }
 
