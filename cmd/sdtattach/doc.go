@@ -114,6 +114,14 @@ killed. Flags may come before or after the probes:
 	--ustack-depth N
 		Keep at most N frames of a stack (default and most 127); alone,
 		it implies --ustack.
+	--debug-dir DIR
+		Look for the separate debug files of stripped files under DIR
+		instead of /usr/lib/debug, as gdb's debug-file-directory: by
+		build-id, DIR/.build-id/xx/rest.debug, then by the name and CRC
+		that .gnu_debuglink gives, in DIR followed by the file's
+		directory. Repeated, each DIR is searched in turn. Their
+		symbols serve the arguments that name a symbol (a static,
+		such as glibc's 8@32+mp_(%rip)) and the frames of --ustack.
 	--bufsize BYTES
 		Size the ring buffer that carries events from the kernel at
 		BYTES, a power of two of at least the page size and at
@@ -608,7 +616,9 @@ The --attach-only line has:
 	            attaching (with -p, that process)
 
 An argument whose operand cannot be read (a floating-point register, a
-symbol that the file does not define once) is shown as null in every event,
+symbol that neither the file nor its debug file defines, a static of one
+name in several source files that the site's own file does not tell
+apart) is shown as null in every event,
 and reported once on standard error. So is an argument that cannot be read
 at run time: a bad pointer, or, on kernels before 6.0 (no sleepable uprobe
 programs) and when aggregating, memory the process has not touched yet (a
@@ -663,7 +673,12 @@ Every operand form that compilers give probe arguments is read:
 registers, memory, base+index*scale, constants, and globals, whether
 rip-relative, at an absolute address (non-PIC code, arr(,%eax,4)) or
 relative to the GOT (PIC code, g@GOTOFF(%ecx)), relocated for each
-process; the symbols come from the file's .symtab and .dynsym. On x86-64,
+process. The symbols come from the file's .symtab and .dynsym, or, in
+a file stripped of .symtab (Debian's libc.so.6), from its debug file
+(--debug-dir), its MiniDebugInfo and .dynsym; a static defined in
+several source files, static long counter in a.c and in b.c, is the one
+of the source file whose local function holds the site, as the STT_FILE
+entries of the symbol table group them. On x86-64,
 32-bit x86 programs are traced too.
 
 When no argument is read as a string, sdtattach loads a smaller BPF

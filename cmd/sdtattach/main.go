@@ -46,7 +46,7 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	opts       attach.Options // -p, --strlen, --bufsize, --ustack, --filter, --backend
+	opts       attach.Options // -p, --strlen, --bufsize, --ustack, --debug-dir, --filter, --backend
 	command    string         // -c
 	cmdStdout  string
 	follow     bool // -f
@@ -74,6 +74,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&o.RingSize, "bufsize", o.RingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
 	fs.BoolFunc("ustack", "put the thread's user stack, symbolized, in each event (frame pointers)", func(string) error { o.UStack = cmp.Or(o.UStack, attach.MaxStack); return nil })
 	fs.IntVar(&o.UStack, "ustack-depth", 0, "with --ustack (or alone), keep at most `N` frames of a stack (default 127)")
+	fs.Func("debug-dir", "look for the debug files of stripped files under `DIR` (repeatable; default /usr/lib/debug)", func(dir string) error {
+		o.DebugDirs = append(o.DebugDirs, dir)
+		return nil
+	})
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
 	backend := fs.String("backend", "auto", "trace with `BACKEND`: bpf, tracefs (uprobe_events and perf events, no BPF), or auto: tracefs when BPF cannot be used")

@@ -24,6 +24,12 @@ The flags are:
 		of NDJSON, for tracing without BPF (see Uprobe events below).
 		Files of x86-64, i386, aarch64, arm, riscv, ppc64, ppc, s390x
 		and loongarch.
+	--debug-dir DIR
+		With --uprobe-events, look for the separate debug files of
+		stripped files under DIR instead of /usr/lib/debug, by build-id
+		and by .gnu_debuglink, as sdtattach --debug-dir does; repeated,
+		each DIR is searched in turn. Their symbols place the globals
+		that arguments name, such as a static of a stripped library.
 	-h
 		Print the usage and exit.
 
@@ -232,7 +238,10 @@ as a reference counter while the event is enabled. Each argument the
 note gives is fetched as its operand says (registers, by the names the
 kernel of the file's machine gives them, memory at a register, globals
 relative to the site, constants), typed sN or uN by its size and sign,
-and named argN from 0 as sdtattach names them. An argument with no
+and named argN from 0 as sdtattach names them; the symbols arguments
+name are resolved as sdtattach resolves them (from the debug file of a
+stripped file; a static of one name in several source files, by the
+site's own). An argument with no
 fetch argument form (memory indexed by a register, floating-point
 values, a symbol added to a register in a position-independent file, a
 value in a pair of registers on a 32-bit machine) is left out of the

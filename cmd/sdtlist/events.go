@@ -7,8 +7,10 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/sdtkit/sdtkit/internal/regfile"
 	"github.com/sdtkit/sdtkit/internal/termtext"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 	"github.com/sdtkit/sdtkit/pkg/tracefs"
 )
 
@@ -25,9 +27,13 @@ type uprobeEvents struct {
 	opts  *tracefs.Options
 	path  string // absolute
 	err   error  // of the file: written once
+	// symOpts say where the debug files of stripped files are.
+	symOpts *symbolize.Options
 }
 
-func newUprobeEvents(w io.Writer) *uprobeEvents { return &uprobeEvents{w: w} }
+func newUprobeEvents(w io.Writer, symOpts *symbolize.Options) *uprobeEvents {
+	return &uprobeEvents{w: w, symOpts: symOpts}
+}
 
 func (u *uprobeEvents) flush() error { return nil }
 
@@ -66,23 +72,27 @@ func (u *uprobeEvents) open(file string, data io.ReaderAt) {
 	if u.path, u.err = filepath.Abs(file); u.err != nil {
 		return
 	}
-	var f *elf.File
-	var err error
-	if data != nil {
-		f, err = elf.NewFile(data)
-	} else {
-		f, err = elf.Open(file)
+	if data == nil {
+		fd, err := regfile.Open(file)
+		if err != nil {
+			u.err = err
+			return
+		}
+		defer fd.Close()
+		data = fd
 	}
+	f, err := elf.NewFile(data)
 	if err != nil {
 		u.err = err
 		return
 	}
-	defer f.Close()
 	u.opts.Type = f.Type
 	if f.Machine == elf.EM_ARM {
 		u.opts.ARM = tracefs.ARMCode(f)
 	}
-	u.opts.Symbols, _ = stapsdt.Symbols(f) // an operand naming a symbol is left out with its error
+	// An operand naming a symbol is left out with its error when the
+	// symbols cannot be read.
+	u.opts.Symbols, _ = symbolize.NewObject(data, file, u.symOpts)
 }
 
 func probeName(p *stapsdt.Site) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // run lists the probes the command line asks for. Problems with single
@@ -28,7 +29,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case c.table:
 		out = newTable(bw, c.pid != 0)
 	case c.events:
-		out = newUprobeEvents(bw)
+		out = newUprobeEvents(bw, &symbolize.Options{DebugDirs: c.debugDirs})
 	}
 	failed := false
 	if c.pid != 0 {

@@ -54,11 +54,14 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	table    bool
-	events   bool // --uprobe-events
-	pid      int
-	files    []fileArg
-	patterns []probespec.Spec
+	table  bool
+	events bool // --uprobe-events
+	// debugDirs are where --uprobe-events finds the debug files of
+	// stripped files (--debug-dir); nil for symbolize's default.
+	debugDirs []string
+	pid       int
+	files     []fileArg
+	patterns  []probespec.Spec
 	// specs name their files (usdt:PATH:PROVIDER:NAME): with -p, the
 	// objects of the process PATH names.
 	specs []probespec.Spec
@@ -77,6 +80,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.table, "t", false, "print an aligned table instead of NDJSON")
 	fs.IntVar(&c.pid, "p", 0, "list the probes of every object process `PID` maps")
 	fs.BoolVar(&c.events, "uprobe-events", false, "print a uprobe_events definition per site instead of NDJSON")
+	fs.Func("debug-dir", "with --uprobe-events, look for the debug files of stripped files under `DIR` (repeatable; default /usr/lib/debug)", func(dir string) error {
+		c.debugDirs = append(c.debugDirs, dir)
+		return nil
+	})
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
 	}

@@ -79,6 +79,11 @@ type Options struct {
 	// kernel by the frame pointers (see package bpf), with the BPF
 	// backend, when streaming. Tracer.Stack and Stream symbolize them.
 	UStack int
+	// DebugDirs are the roots of separate debug files, searched for the
+	// symbols of stripped files as gdb searches them (see package
+	// symbolize): those that arguments name, and those of stacks. Nil
+	// means symbolize.DefaultDebugDir.
+	DebugDirs []string
 	// RingSize is the size of the ring buffer in bytes
 	// (DefaultRingSize if 0), at most MaxRingSize.
 	RingSize int
@@ -234,7 +239,7 @@ func resolve(specs []probespec.Spec, o *Options) (*Plan, error) {
 // is given to Options.Warn and left to the libraries it will load: it
 // is returned as waiting.
 func find(specs []probespec.Spec, o *Options) (sel *probe.Selection, waiting []probespec.Spec, err error) {
-	po := &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: o.Warn}
+	po := &probe.Options{PID: o.PID, Libraries: o.Libraries, Warn: o.Warn, DebugDirs: o.DebugDirs}
 	sel, err = probe.Find(specs, po)
 	if err == nil || !o.Dlopen || o.PID == 0 || !notFound(err) {
 		return sel, nil, err
@@ -318,7 +323,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	}
 	var syms *symbolize.Processes
 	if o.UStack > 0 {
-		syms = symbolize.NewProcesses(symbolize.NewCache(nil, symbolize.DefaultCacheBytes), maxSymbolized)
+		syms = symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: o.DebugDirs}, symbolize.DefaultCacheBytes), maxSymbolized)
 		if o.PID != 0 && o.Command == nil {
 			// Its maps now: it may be gone by the time its first
 			// stack is read. (A command stopped at its execve

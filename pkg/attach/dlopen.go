@@ -44,7 +44,7 @@ type grower interface {
 // dlopen.Loader).
 func newDlopenFollower(p *Plan) (*dlopen.Follower, error) {
 	o := &p.opts
-	do := &dlopen.Options{PID: o.PID, Specs: p.specs, Warn: o.Warn}
+	do := &dlopen.Options{PID: o.PID, Specs: p.specs, Warn: o.Warn, DebugDirs: o.DebugDirs}
 	if p.cgroup != 0 {
 		do.Cgroup, do.CgroupDir = p.cgroup, o.Cgroup
 	}

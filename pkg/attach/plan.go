@@ -202,7 +202,7 @@ func (pl *planner) newSitePlan(id int, p *probe.Probe, args string, dtypes []pro
 	sp := &sitePlan{
 		site: &Site{Probe: p, ProbeIndex: id, Fields: haveD},
 		args: argspec.ParseArgs(args, t.File.Machine),
-		opts: &bpf.SpecOptions{},
+		opts: &bpf.SpecOptions{Symbols: t},
 	}
 	for j := range sp.args {
 		a := Arg{Type: p.Spec.Type(j), Raw: strings.Clone(sp.args[j].Raw)}
@@ -223,13 +223,6 @@ func (pl *planner) newSitePlan(id int, p *probe.Probe, args string, dtypes []pro
 				}
 				sp.opts.Lengths[j] = a.Type.LenArg
 			}
-		}
-		if (sp.args[j].Kind == argspec.Symbol || sp.args[j].Symbol != "") && sp.opts.Symbols == nil && sp.args[j].Err == nil {
-			syms, err := t.Symbols()
-			if err != nil {
-				pl.warnf("%s: symbols: %w", t.Name, err)
-			}
-			sp.opts.Symbols = syms
 		}
 		sp.site.Args = append(sp.site.Args, a)
 	}

@@ -1,7 +1,6 @@
 package bpf
 
 import (
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // demo is a private copy of the demo fixture: its probes are attached by
@@ -123,12 +123,7 @@ func sites(t *testing.T, path string, strs func(p *stapsdt.Site) ArgMask) ([]Sit
 	if err != nil {
 		t.Fatal(err)
 	}
-	ef, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ef.Close()
-	syms, err := stapsdt.Symbols(ef)
+	syms, err := symbolize.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

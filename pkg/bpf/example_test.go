@@ -1,13 +1,13 @@
 package bpf_test
 
 import (
-	"debug/elf"
 	"fmt"
 	"log"
 
 	"github.com/sdtkit/sdtkit/pkg/argspec"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // This traces every probe of a binary and prints the events.
@@ -17,12 +17,9 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ef, err := elf.Open(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	syms, err := stapsdt.Symbols(ef)
-	ef.Close()
+	// The symbols arguments name, from the debug file where python3
+	// is stripped.
+	syms, err := symbolize.Open(path, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestLocation(t *testing.T) {
 	const pc = 0x401000
 	args := argspec.ParseArgs("-4@%ebx 8@8(%rbx,%rcx,4) 8@g(%rip) 4@$-1 8f@%xmm0 8f@-8(%rbx) 1@%ah", elf.EM_X86_64)
 	args[6].Machine = elf.EM_386 // %ah of an i386 program
-	s, _ := NewSpec(0, pc, args, &SpecOptions{Symbols: map[string]uint64{"g": 0x404010}})
+	s, _ := NewSpec(0, pc, args, &SpecOptions{Symbols: symbolMap{"g": 0x404010}})
 	none := Location{Base: -1, Index: -1}
 	for i, want := range []Location{
 		{Kind: LocRegister, Base: offRBX, Index: -1, Size: 4, Signed: true},

@@ -53,11 +53,12 @@ type SpecOptions struct {
 	// length in bytes, for strings that are not NUL-terminated: the JVM
 	// passes its names as a pointer and a length.
 	Lengths map[int]int
-	// Symbols maps symbol names to their link-time addresses, for
-	// arguments relative to a symbol: rip-relative and absolute globals,
-	// and the GOT-relative globals of x86 PIC code, which also need
-	// _GLOBAL_OFFSET_TABLE_. See stapsdt.Symbols.
-	Symbols map[string]uint64
+	// Symbols gives the link-time addresses of the symbols arguments
+	// are relative to: rip-relative and absolute globals, and the
+	// GOT-relative globals of x86 PIC code, which also need
+	// _GLOBAL_OFFSET_TABLE_ (symbolize.Object). Nil: no argument
+	// naming a symbol is read.
+	Symbols stapsdt.SymbolTable
 }
 
 // A Spec tells the BPF program how to fetch the arguments of one probe
@@ -140,7 +141,7 @@ func NewSpec(probeID uint32, pc uint64, args []argspec.Arg, opts *SpecOptions) (
 	return s, errs
 }
 
-func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) {
+func newArg(a *argspec.Arg, pc uint64, syms stapsdt.SymbolTable) (usdtArg, error) {
 	r := usdtArg{Base: -1, Index: -1}
 	if a.Err != nil {
 		return r, a.Err
@@ -200,7 +201,7 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 			return r, err
 		}
 		r.Base = off
-		if err := relocate(&r, a, syms); err != nil {
+		if err := relocate(&r, a, pc, syms); err != nil {
 			return r, err
 		}
 	case argspec.SIB:
@@ -217,13 +218,13 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 			return r, err
 		}
 		r.Index, r.Scale = off, uint8(a.Scale)
-		if err := relocate(&r, a, syms); err != nil {
+		if err := relocate(&r, a, pc, syms); err != nil {
 			return r, err
 		}
 	case argspec.Symbol:
-		addr, ok := syms[a.Symbol]
-		if !ok {
-			return r, fmt.Errorf("no unique symbol %q", a.Symbol)
+		addr, err := symbolAddr(syms, a.Symbol, pc)
+		if err != nil {
+			return r, err
 		}
 		r.Kind, r.Val = argMem, addr+uint64(a.Offset)
 		r.Flags |= flagBias
@@ -241,18 +242,27 @@ func newArg(a *argspec.Arg, pc uint64, syms map[string]uint64) (usdtArg, error) 
 
 var errNoReg = errors.New("register not in pt_regs")
 
+// symbolAddr returns the address of the symbol name that an argument of
+// the site at pc names.
+func symbolAddr(syms stapsdt.SymbolTable, name string, pc uint64) (uint64, error) {
+	if syms == nil {
+		return 0, fmt.Errorf("symbol %q: no symbol table given", name)
+	}
+	return syms.SymbolAddr(name, pc)
+}
+
 // relocate adds to the displacement of a memory operand the part its
 // symbol gives it: the symbol's address, moved by the load bias at run
 // time; for sym@GOTOFF(%reg), whose register holds the run-time address of
 // the GOT, the distance from the GOT to sym, which the load bias does not
 // change.
-func relocate(r *usdtArg, a *argspec.Arg, syms map[string]uint64) error {
+func relocate(r *usdtArg, a *argspec.Arg, pc uint64, syms stapsdt.SymbolTable) error {
 	if a.Symbol == "" {
 		return nil
 	}
-	sym, ok := syms[a.Symbol]
-	if !ok {
-		return fmt.Errorf("no unique symbol %q", a.Symbol)
+	sym, err := symbolAddr(syms, a.Symbol, pc)
+	if err != nil {
+		return err
 	}
 	switch a.Reloc {
 	case "":
@@ -260,9 +270,9 @@ func relocate(r *usdtArg, a *argspec.Arg, syms map[string]uint64) error {
 		r.Val += sym
 		r.Flags |= flagBias
 	case argspec.RelocGOTOFF:
-		got, ok := syms[stapsdt.GOTSymbol]
-		if !ok {
-			return fmt.Errorf("no %s, which %s counts from", stapsdt.GOTSymbol, a.Reloc)
+		got, err := symbolAddr(syms, stapsdt.GOTSymbol, pc)
+		if err != nil {
+			return fmt.Errorf("%s counts from %s: %w", a.Reloc, stapsdt.GOTSymbol, err)
 		}
 		r.Val += sym - got
 	default:

@@ -28,7 +28,7 @@ func setNative(t *testing.T, m elf.Machine) {
 func TestNewSpec(t *testing.T) {
 	setNative(t, elf.EM_X86_64)
 	const pc = 0x401000
-	syms := map[string]uint64{"g": 0x404010, "arr": 0x404100, "_GLOBAL_OFFSET_TABLE_": 0x403ff4}
+	syms := symbolMap{"g": 0x404010, "arr": 0x404100, "_GLOBAL_OFFSET_TABLE_": 0x403ff4}
 	for _, tt := range []struct {
 		arg  string
 		want usdtArg
@@ -195,4 +195,14 @@ func TestNewSpecLengths(t *testing.T) {
 			}
 		}
 	}
+}
+
+// symbolMap is a stapsdt.SymbolTable of names defined once.
+type symbolMap map[string]uint64
+
+func (m symbolMap) SymbolAddr(name string, pc uint64) (uint64, error) {
+	if a, ok := m[name]; ok {
+		return a, nil
+	}
+	return 0, fmt.Errorf("no symbol %q", name)
 }

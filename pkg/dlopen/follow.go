@@ -34,6 +34,10 @@ type Options struct {
 	// not stopped, a file whose probes cannot be read, the guard of the
 	// stops gone. It is called from the Follower's goroutine.
 	Warn func(error)
+	// DebugDirs are where the debug files of stripped objects are
+	// looked for, for the symbols probe arguments name (see
+	// probe.Options.DebugDirs).
+	DebugDirs []string
 }
 
 // A Handler attaches to probes, found in the objects process pid loaded
@@ -249,7 +253,7 @@ func (f *Follower) loaded(pid int) {
 	}()
 	// An object mapped at the last read was read then.
 	skip := func(o *process.Object) bool { return f.mapped[[2]uint64{o.Dev, o.Inode}] }
-	sel := findEach(f.specs, &probe.Options{PID: pid, Warn: f.Warn, Skip: skip})
+	sel := findEach(f.specs, &probe.Options{PID: pid, Warn: f.Warn, Skip: skip, DebugDirs: f.o.DebugDirs})
 	defer func() {
 		for _, tg := range sel.Targets {
 			tg.Release()

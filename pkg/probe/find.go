@@ -44,6 +44,10 @@ type Options struct {
 	// returns true for, unread: those a caller looked at before, when
 	// the process has mapped more since.
 	Skip func(*process.Object) bool
+	// DebugDirs are the roots of separate debug files the symbols of a
+	// stripped file are read from, for arguments that name a symbol
+	// (Target.Symbols); nil means symbolize.DefaultDebugDir.
+	DebugDirs []string
 }
 
 // ErrNoProbes is matched by the error of a PROVIDER:NAME specification
@@ -79,7 +83,7 @@ func Find(specs []probespec.Spec, opts *Options) (*Selection, error) {
 	if opts != nil {
 		o = *opts
 	}
-	fs := &files{warn: o.Warn}
+	fs := &files{warn: o.Warn, debugDirs: o.DebugDirs}
 	find := func(s probespec.Spec) ([]*Target, error) { return fs.fileTargets(s) }
 	if o.PID != 0 {
 		pt, err := newProcTargets(o.PID, fs, o.Skip)

@@ -1,14 +1,14 @@
 package probe
 
 import (
-	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"syscall"
 
-	"github.com/sdtkit/sdtkit/internal/regfile"
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
 // A Target is one ELF file whose probes were selected.
@@ -23,41 +23,52 @@ type Target struct {
 	// File holds the probe sites; nil once Release was called.
 	File *stapsdt.File
 
-	symsOnce sync.Once
-	syms     map[string]uint64
-	symsErr  error
+	debugDirs []string    // Options.DebugDirs
+	warn      func(error) // Options.Warn
+	symsOnce  sync.Once
+	syms      *symbolize.Object
+	symsErr   error
 }
 
-// Symbols returns the link-time addresses of the file's symbols, read on
-// first use: only arguments relative to a symbol need them (see
-// stapsdt.Symbols).
-func (t *Target) Symbols() (map[string]uint64, error) {
+// Symbols returns the symbols of the file, read on first use: only
+// arguments relative to a symbol need them. A file stripped of .symtab
+// has them read from its debug file, under Options.DebugDirs. The error
+// says why the file could not be read, and then the Object is nil, or
+// why a source of symbols it names could not be used (a debug file that
+// does not match), and then the Object holds the others; it is given to
+// Options.Warn too, once.
+func (t *Target) Symbols() (*symbolize.Object, error) {
 	t.symsOnce.Do(func() {
-		// Not elf.Open: the file may have been replaced by a named
-		// pipe since its notes were read.
-		fd, err := regfile.Open(t.Path)
-		if err != nil {
-			t.symsErr = err
-			return
+		// symbolize opens regular files only: the file may have been
+		// replaced by a named pipe since its notes were read.
+		t.syms, t.symsErr = symbolize.Open(t.Path, &symbolize.Options{DebugDirs: t.debugDirs})
+		if t.syms != nil {
+			t.symsErr = errors.Join(t.syms.Warnings...)
 		}
-		defer fd.Close()
-		f, err := elf.NewFile(fd)
-		if err != nil {
-			t.symsErr = err
-			return
+		if t.symsErr != nil && t.warn != nil {
+			t.warn(fmt.Errorf("%s: symbols: %w", t.Name, t.symsErr))
 		}
-		t.syms, t.symsErr = stapsdt.Symbols(f)
 	})
 	return t.syms, t.symsErr
+}
+
+// SymbolAddr returns the link-time address of the symbol name that an
+// argument of the site at link-time address pc names, from Symbols (see
+// symbolize.Object.SymbolAddr): a Target is the stapsdt.SymbolTable of
+// its file, which reads the symbols only once an argument names one.
+func (t *Target) SymbolAddr(name string, pc uint64) (uint64, error) {
+	obj, _ := t.Symbols()
+	return obj.SymbolAddr(name, pc)
 }
 
 // files holds the targets read so far, each once, in the order they
 // were first named.
 type files struct {
-	warn    func(error)
-	list    []*Target
-	byID    map[[2]uint64]*Target
-	damaged []string
+	warn      func(error)
+	debugDirs []string
+	list      []*Target
+	byID      map[[2]uint64]*Target
+	damaged   []string
 }
 
 // open returns the target for the file at path, reading its sites on
@@ -88,7 +99,7 @@ func (fs *files) open(name, path string, f *stapsdt.File, ferr error) (*Target, 
 			fs.warn(ferr)
 		}
 	}
-	t := &Target{Name: name, Path: path, Dev: id[0], Inode: id[1], File: f}
+	t := &Target{Name: name, Path: path, Dev: id[0], Inode: id[1], File: f, debugDirs: fs.debugDirs, warn: fs.warn}
 	if fs.byID == nil {
 		fs.byID = make(map[[2]uint64]*Target)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sdtkit/sdtkit/internal/testenv"
 
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 	"golang.org/x/sys/unix"
 	"rsc.io/script"
 )
@@ -211,6 +212,21 @@ func Probe() script.Cond {
 			}
 		}
 		return false, nil
+	})
+}
+
+// DebugFile reports whether the file named by the suffix has a separate
+// debug file under /usr/lib/debug, found by build-id or .gnu_debuglink
+// as package symbolize finds it, such as
+// [debugfile:/lib/x86_64-linux-gnu/libc.so.6]: distributions ship
+// those in packages of their own (Debian's libc6-dbg).
+func DebugFile() script.Cond {
+	return script.PrefixCondition("the file named by the suffix has a separate debug file under /usr/lib/debug (build-id or .gnu_debuglink)", func(_ *script.State, path string) (bool, error) {
+		obj, err := symbolize.Open(path, nil)
+		if err != nil {
+			return false, nil
+		}
+		return obj.DebugPath != "", nil
 	})
 }
 

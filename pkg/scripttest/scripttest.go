@@ -28,16 +28,17 @@ func Cmds() map[string]script.Cmd {
 // scripttest.DefaultConds.
 func Conds() map[string]script.Cond {
 	return map[string]script.Cond{
-		"died":    Died(),
-		"kernel":  Kernel(),
-		"m32":     M32(),
-		"run386":  Run386(),
-		"nop5opt": Nop5Optimized(),
-		"probe":   Probe(),
-		"sdt.h":   SDTHeader(),
-		"tracefs": Tracefs(),
-		"unsafe":  Unsafe(),
-		"user":    User(),
+		"died":      Died(),
+		"kernel":    Kernel(),
+		"m32":       M32(),
+		"run386":    Run386(),
+		"nop5opt":   Nop5Optimized(),
+		"probe":     Probe(),
+		"debugfile": DebugFile(),
+		"sdt.h":     SDTHeader(),
+		"tracefs":   Tracefs(),
+		"unsafe":    Unsafe(),
+		"user":      User(),
 	}
 }
 

@@ -18,6 +18,11 @@
 //
 // Object.Lookup finds the symbol at a virtual address, Object.LookupOffset
 // the one at a file offset, as uprobes and /proc/PID/maps name places.
+// Object.SymbolAddr goes the other way for the arguments of probe sites
+// that name a symbol (glibc's 8@32+mp_(%rip)): the address of the name
+// from the same sources, so that a stripped library's statics are read
+// from its debug file, and, for a static of one name in several source
+// files, the one of the file whose local function holds the site.
 // Symbol.Demangled demangles C++ and Rust names.
 //
 // A Cache keeps Objects by build-id, so that a library mapped by every

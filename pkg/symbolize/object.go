@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/sdtkit/sdtkit/internal/regfile"
@@ -45,6 +46,11 @@ type Object struct {
 
 	loads []elf.ProgHeader
 	syms  symbols
+	// symtab is set when the file has a .symtab of its own.
+	symtab bool
+	// gotPLT is the address of .got.plt in an x86 file, where GNU ld and
+	// lld put _GLOBAL_OFFSET_TABLE_, for a file stripped of the symbol.
+	gotPLT uint64
 }
 
 // ref names a file to read: host is the path to open from here, path the
@@ -62,6 +68,18 @@ func Open(path string, opts *Options) (*Object, error) {
 	}
 	defer f.Close()
 	return f.load(opts), nil
+}
+
+// NewObject reads the symbols of the ELF file r holds, which path names:
+// a member of an archive, or a file opened by the caller. Separate debug
+// files are looked for as for a file at path.
+func NewObject(r io.ReaderAt, path string, opts *Options) (*Object, error) {
+	ef, err := elf.NewFile(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	e := &elfFile{ref: ref{host: path, path: path}, ef: ef, buildID: buildID(ef)}
+	return e.load(opts), nil
 }
 
 // elfFile is an ELF file opened for reading, with its build-id.
@@ -95,6 +113,11 @@ func (e *elfFile) load(opts *Options) *Object {
 			o.loads = append(o.loads, p.ProgHeader)
 		}
 	}
+	if m := e.ef.Machine; m == elf.EM_386 || m == elf.EM_X86_64 {
+		if s := e.ef.Section(".got.plt"); s != nil {
+			o.gotPLT = s.Addr
+		}
+	}
 	var all []Symbol
 	warn := func(err error) {
 		if err != nil {
@@ -109,6 +132,7 @@ func (e *elfFile) load(opts *Options) *Object {
 		warn(fmt.Errorf("read .symtab: %w", err))
 	}
 	all = append(all, elfSymbols(symtab, SymTab)...)
+	o.symtab = len(symtab) > 0
 	dynsym, err := e.ef.DynamicSymbols()
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		warn(fmt.Errorf("read .dynsym: %w", err))
@@ -179,15 +203,18 @@ func (o *Object) memSize() int64 {
 func elfSymbols(list []elf.Symbol, table Table) []Symbol {
 	out := make([]Symbol, 0, len(list))
 	var file string
+	var group, groups uint32
 	for _, s := range list {
 		typ, bind := elf.ST_TYPE(s.Info), elf.ST_BIND(s.Info)
 		if typ == elf.STT_FILE {
 			file = s.Name
+			groups++
+			group = groups
 			continue
 		}
 		local := bind == elf.STB_LOCAL
 		if !local {
-			file = ""
+			file, group = "", 0
 		}
 		switch {
 		case typ == elf.STT_FUNC, typ == elf.STT_GNU_IFUNC, typ == elf.STT_OBJECT:
@@ -200,7 +227,7 @@ func elfSymbols(list []elf.Symbol, table Table) []Symbol {
 		if s.Name == "" || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
 			continue
 		}
-		out = append(out, Symbol{Name: s.Name, Addr: s.Value, Size: s.Size, Local: local, SourceFile: file, Table: table})
+		out = append(out, Symbol{Name: s.Name, Addr: s.Value, Size: s.Size, Local: local, SourceFile: file, Table: table, group: group})
 	}
 	return out
 }

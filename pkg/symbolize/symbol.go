@@ -23,6 +23,11 @@ type Symbol struct {
 	SourceFile string
 	// Table says which table the symbol was read from.
 	Table Table
+
+	// group numbers the STT_FILE entry that groups a local symbol in
+	// its table, from 1; 0 for a global symbol or one without such an
+	// entry. Unlike SourceFile, it tells apart two files of one name.
+	group uint32
 }
 
 // Demangled returns the symbol's name demangled (C++ and Rust), or its

@@ -142,9 +142,9 @@ func (d *Definition) Layout() string {
 
 // Options adjust Define.
 type Options struct {
-	// Symbols are the link-time addresses of the file's symbols, for
-	// operands that name one (see stapsdt.Symbols); nil when none do.
-	Symbols map[string]uint64
+	// Symbols gives the link-time addresses of the symbols operands
+	// name (symbolize.Object); nil when none do.
+	Symbols stapsdt.SymbolTable
 	// Type is the file's type: in an ET_EXEC file link-time addresses
 	// are run-time addresses.
 	Type elf.Type

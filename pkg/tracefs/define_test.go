@@ -3,6 +3,7 @@ package tracefs
 import (
 	"debug/elf"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 )
 
 func TestDefine(t *testing.T) {
-	syms := map[string]uint64{"gvar": 0x4010, "arr": 0x4020}
+	syms := symbolMap{"gvar": 0x4010, "arr": 0x4020}
 	for _, tt := range []struct {
 		name    string
 		args    string
@@ -34,7 +35,7 @@ func TestDefine(t *testing.T) {
 			`arg0 "8@(%rbx,%rcx,8)" left out: memory indexed by a register: fetch arguments have no such form`,
 			`arg1 "8f@%xmm0" left out: floating-point: fetch arguments have no such type`,
 			`arg2 "4f@-4(%rbp)" left out: floating-point: fetch arguments have no such type`,
-			`arg3 "8@nosuch(%rip)" left out: no unique symbol "nosuch"`,
+			`arg3 "8@nosuch(%rip)" left out: no symbol "nosuch"`,
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,7 +45,7 @@ func TestDefine(t *testing.T) {
 }
 
 func TestDefineStrings(t *testing.T) {
-	syms := map[string]uint64{"gvar": 0x4010}
+	syms := symbolMap{"gvar": 0x4010}
 	all := func(int) bool { return true }
 	for _, tt := range []struct {
 		name    string
@@ -193,4 +194,14 @@ func checkDefine(t *testing.T, m elf.Machine, args string, o *Options, want stri
 	if strings.Join(left, "\n") != strings.Join(leftOut, "\n") {
 		t.Errorf("LeftOut:\n%s\nwant\n%s", strings.Join(left, "\n"), strings.Join(leftOut, "\n"))
 	}
+}
+
+// symbolMap is a stapsdt.SymbolTable of names defined once.
+type symbolMap map[string]uint64
+
+func (m symbolMap) SymbolAddr(name string, pc uint64) (uint64, error) {
+	if a, ok := m[name]; ok {
+		return a, nil
+	}
+	return 0, fmt.Errorf("no symbol %q", name)
 }

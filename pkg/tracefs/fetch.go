@@ -16,12 +16,13 @@ var (
 	errFloat = errors.New("floating-point: fetch arguments have no such type")
 )
 
-func symbol(name string, o *Options) (uint64, error) {
-	sym, ok := o.Symbols[name]
-	if !ok {
-		return 0, fmt.Errorf("no unique symbol %q", name)
+// symbol returns the address of the symbol name that an operand of the
+// site at pc names.
+func symbol(name string, pc uint64, o *Options) (uint64, error) {
+	if o.Symbols == nil {
+		return 0, fmt.Errorf("symbol %q: no symbol table given", name)
 	}
-	return sym, nil
+	return o.Symbols.SymbolAddr(name, pc)
 }
 
 // memory returns the fetch argument of the memory at reg plus off.

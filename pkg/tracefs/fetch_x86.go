@@ -32,7 +32,7 @@ func fetchAMD64(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 		if a.Base.Name == "rip" {
 			return memory(a.Offset+x86NopLen, "%ip", size, a.Signed), nil
 		}
-		return x86Memory(a, regAMD64, size, o)
+		return x86Memory(a, pc, regAMD64, size, o)
 	case argspec.Symbol:
 		return global(a, pc, size, o)
 	case argspec.SIB:
@@ -85,7 +85,7 @@ func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 			// the symbol's: read relative to the site as a global is.
 			return global(a, pc, size, o)
 		}
-		return x86Memory(a, regI386, size, o)
+		return x86Memory(a, pc, regI386, size, o)
 	case argspec.Symbol:
 		// An absolute address, as non-PIC code has it.
 		return global(a, pc, orFour(size), o)
@@ -100,7 +100,7 @@ func fetchI386(a *argspec.Arg, pc uint64, o *Options) (string, error) {
 // absolute returns the displacement of a memory operand, its symbol's
 // link-time address included, which is its run-time address only in a
 // file that is not position-independent.
-func absolute(a *argspec.Arg, o *Options) (int64, error) {
+func absolute(a *argspec.Arg, pc uint64, o *Options) (int64, error) {
 	off := a.Offset
 	if a.Symbol == "" {
 		return off, nil
@@ -111,7 +111,7 @@ func absolute(a *argspec.Arg, o *Options) (int64, error) {
 	if o.Type != elf.ET_EXEC {
 		return 0, fmt.Errorf("%s plus a register in a position-independent file: the load bias has no fetch argument form", a.Symbol)
 	}
-	sym, err := symbol(a.Symbol, o)
+	sym, err := symbol(a.Symbol, pc, o)
 	if err != nil {
 		return 0, err
 	}
@@ -140,7 +140,7 @@ func regI386(r argspec.Reg) (string, error) {
 // distance from the site, which the load bias moves as it moves the
 // symbol.
 func global(a *argspec.Arg, pc uint64, size int, o *Options) (string, error) {
-	sym, err := symbol(a.Symbol, o)
+	sym, err := symbol(a.Symbol, pc, o)
 	if err != nil {
 		return "", err
 	}
@@ -164,13 +164,13 @@ func x86Register(a *argspec.Arg, reg string, size, width int) (string, error) {
 }
 
 // x86Memory returns the fetch argument of the size bytes at memory
-// operand a, its base register named by regName.
-func x86Memory(a *argspec.Arg, regName func(argspec.Reg) (string, error), size int, o *Options) (string, error) {
+// operand a of the site at pc, its base register named by regName.
+func x86Memory(a *argspec.Arg, pc uint64, regName func(argspec.Reg) (string, error), size int, o *Options) (string, error) {
 	reg, err := regName(a.Base)
 	if err != nil {
 		return "", err
 	}
-	off, err := absolute(a, o)
+	off, err := absolute(a, pc, o)
 	if err != nil {
 		return "", err
 	}

@@ -10,7 +10,7 @@ import (
 // TestDefineMachines checks each machine's operand forms, the site at
 // 0x1130 as in TestDefine.
 func TestDefineMachines(t *testing.T) {
-	syms := map[string]uint64{"gvar": 0x4010, "arr": 0x4020, stapsdt.GOTSymbol: 0x3ff4}
+	syms := symbolMap{"gvar": 0x4010, "arr": 0x4020, stapsdt.GOTSymbol: 0x3ff4}
 	for _, tt := range []struct {
 		name    string
 		m       elf.Machine
@@ -50,7 +50,7 @@ func TestDefineMachines(t *testing.T) {
 			`arg1 "4@(%ebx,%ecx,4)" left out: memory indexed by a register: fetch arguments have no such form`,
 			`arg2 "4@arr(,%eax,4)" left out: memory indexed by a register: fetch arguments have no such form`,
 			`arg3 "8f@%xmm0" left out: floating-point: fetch arguments have no such type`,
-			`arg4 "4@nosuch" left out: no unique symbol "nosuch"`,
+			`arg4 "4@nosuch" left out: no symbol "nosuch"`,
 			`arg5 "16@-32(%ebp)" left out: 16-byte value: fetch types are at most 8 bytes`,
 		}},
 

@@ -489,7 +489,6 @@ func definitions(sites []Site, group string, o *TraceOptions) ([]*Definition, []
 		if err != nil {
 			return nil, nil, err
 		}
-		syms, _ := tg.Symbols() // operands that need them are left out without
 		var arm func(uint64) bool
 		if f.Machine == elf.EM_ARM {
 			if ef, err := elf.Open(tg.Path); err == nil {
@@ -506,7 +505,7 @@ func definitions(sites []Site, group string, o *TraceOptions) ([]*Definition, []
 				continue
 			}
 			d, err := Define(note, f.Machine, path, group, "", &Options{
-				Symbols:    syms,
+				Symbols:    tg,
 				Type:       f.Type,
 				Comm:       true,
 				Strings:    func(i int) bool { return i < len(ps.Args) && ps.Args[i].Kind == probespec.String },

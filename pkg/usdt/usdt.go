@@ -234,17 +234,7 @@ func plan(sel *probe.Selection, cookie uint64, warn func(error)) ([]filePlan, in
 				continue
 			}
 			args := argspec.ParseArgs(note.Args, t.File.Machine)
-			var so bpf.SpecOptions
-			for _, a := range args {
-				if a.Kind == argspec.Symbol || a.Symbol != "" {
-					syms, err := t.Symbols()
-					if err != nil {
-						warn(fmt.Errorf("%s: symbols: %w", t.Name, err))
-					}
-					so.Symbols = syms
-					break
-				}
-			}
+			so := bpf.SpecOptions{Symbols: t}
 			spec, errs := bpf.NewSpec(0, note.PC, args, &so)
 			for _, err := range errs {
 				warn(fmt.Errorf("%s: %s:%s: site at %#x: %w", t.Name, p.Provider, p.Name, note.PC, err))
