@@ -128,7 +128,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("%v", err)
 	}
 	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly || set["ustack"]) {
-		return usage("-n, --attach-only and --ustack do not apply to --count, --hist, --stats or --latency (--by ustack does)")
+		return usage("-n, --attach-only and --ustack do not apply to --count, --hist, --stats or --latency")
 	} else if c.agg.agg.Mode != 0 && o.UStack > 0 && !c.agg.agg.ByStack() {
 		return usage("--ustack-depth: no --by ustack")
 	} else if c.agg.agg.Mode != 0 {
