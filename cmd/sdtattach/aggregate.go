@@ -35,7 +35,7 @@ func (a *aggConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&a.hist, "hist", "", "draw a log2 histogram of `ARG` (argN or a --types field) per probe in the kernel")
 	fs.StringVar(&a.stats, "stats", "", "keep the count, sum, min, max and mean of `ARG` per probe in the kernel")
 	fs.StringVar(&a.latency, "latency", "", "draw a log2 histogram of the ns from each START hit to the next END hit of the same KEY (the thread if not given), `START,END[,KEY]`, in the kernel")
-	fs.StringVar(&a.by, "by", "", "group --count, --hist, --stats or --latency by `KEY[,KEY...]`: pid, tid, comm, argN, a field")
+	fs.StringVar(&a.by, "by", "", "group --count, --hist, --stats or --latency by `KEY[,KEY...]`: pid, tid, comm, ustack (the user stack, frame pointers), argN, a field")
 	fs.DurationVar(&a.interval, "interval", 0, "with --count, --hist, --stats or --latency: write and reset every `D`, such as 1s")
 	fs.IntVar(&a.maxKeys, "max-keys", attach.DefaultMaxKeys, "count at most `N` keys (with --hist and --latency, key and bucket pairs) per interval; with --latency, at most N STARTs wait")
 	fs.StringVar(&a.listen, "listen", "", "with --count, --hist, --stats or --latency: serve them as Prometheus metrics on http://`HOST:PORT`/metrics (an empty HOST is 127.0.0.1)")
@@ -58,7 +58,7 @@ func (a *aggConfig) parse(set map[string]bool) error {
 			continue
 		}
 		a.agg.Mode, modes = f.mode, modes+1
-		if a.agg.Of, err = aggregate.ParseKey(f.val); err != nil || a.agg.Of.Kind < aggregate.KeyArg {
+		if a.agg.Of, err = aggregate.ParseKey(f.val); err != nil || a.agg.Of.Kind != aggregate.KeyArg && a.agg.Of.Kind != aggregate.KeyField {
 			return fmt.Errorf("--%s %s: want argN or a field name", f.name, cli.Shown(f.val))
 		}
 	}
@@ -98,7 +98,7 @@ func (a *aggConfig) parse(set map[string]bool) error {
 	// Keys whose labels would be the same (the field le is the label
 	// key_le, as is a field key_le) fail here rather than every scrape.
 	if _, err := metrics.LabelNames(a.agg.By); err != nil {
-		return fmt.Errorf("--by: %w; give one of them as argN", err)
+		return fmt.Errorf("--by: %w", err)
 	}
 	return nil
 }
@@ -156,6 +156,9 @@ func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.W
 		err = ag.Run(ctx, c.agg.interval, rw.Write)
 	}
 	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost)
+	if n := ag.StackErrors(); n.Total() > 0 {
+		logger.Printf("%v (--by ustack)", n)
+	}
 	switch n := ag.Skipped(); {
 	case n > 0 && !ag.InKernel():
 		logger.Printf("%d probe hits were not counted (lost in a full ring buffer: see --bufsize)", n)

@@ -110,10 +110,10 @@ killed. Flags may come before or after the probes:
 		binaries and libraries, gcc -O2 on x86-64) gives stacks that
 		miss frames or end early, and so does a probe in a function
 		that sets up no frame, whose caller is left out. Streaming only,
-		with the BPF backend.
+		with the BPF backend; --by ustack groups aggregations by stack.
 	--ustack-depth N
 		Keep at most N frames of a stack (default and most 127); alone,
-		it implies --ustack.
+		it implies --ustack; with --by ustack, it bounds those stacks.
 	--debug-dir DIR
 		Look for the separate debug files of stripped files under DIR
 		instead of /usr/lib/debug, as gdb's debug-file-directory: by
@@ -160,7 +160,19 @@ killed. Flags may come before or after the probes:
 		Group --count, --hist, --stats or --latency by up to 8 keys: pid, tid,
 		comm, argN, or a --types field; an argument typed str (or
 		declared char * in the --types file) is grouped by its string,
-		cut at --strlen bytes.
+		cut at --strlen bytes. ustack groups by the thread's user stack
+		(with --latency, the END's), in the kernel, as bpftrace's
+		@[ustack] = count() does: the kernel walks it by its frame
+		pointers (see --ustack) and keeps each distinct stack in a map
+		of --max-keys stacks of --ustack-depth frames, allocated whole
+		when attached (10240 stacks of 127 frames: 10 MiB), which holds
+		the stacks of the whole trace; the pid is then a key too,
+		hidden unless given, to symbolize each stack in its process, and
+		records of the same symbolized stack are one. A stack that
+		cannot be taken (another in its place in the map, the map full,
+		no user stack) is counted under a null ustack, and said so at
+		exit. Not with --listen, nor the tracefs backend. A field named
+		ustack is grouped by as its argN.
 	--interval D
 		With --count, --hist, --stats or --latency: write the records
 		and start anew every D, such as 1s. Without it, they are written
@@ -468,8 +480,9 @@ pkg/aggregate (see its documentation), with these fields in this order:
 	stats     with --stats, its ARG
 	by        with --by, an object of the keys in the order given and
 	          their values: numbers as events show them, comm and string
-	          arguments as strings, null for a value that could not be
-	          read
+	          arguments as strings, ustack as the frames of "ustack" in
+	          events (innermost first), null for a value that could not be
+	          read (a stack, taken)
 	count     the hits; with --hist and --stats, the values counted
 	unread    hits whose ARG could not be read, when there are some
 	buckets   with --hist, the buckets that hold values, in order:

@@ -73,7 +73,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&o.StringSize, "strlen", o.StringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&o.RingSize, "bufsize", o.RingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
 	fs.BoolFunc("ustack", "put the thread's user stack, symbolized, in each event (frame pointers)", func(string) error { o.UStack = cmp.Or(o.UStack, attach.MaxStack); return nil })
-	fs.IntVar(&o.UStack, "ustack-depth", 0, "with --ustack (or alone), keep at most `N` frames of a stack (default 127)")
+	fs.IntVar(&o.UStack, "ustack-depth", 0, "with --ustack (or alone) or --by ustack, keep at most `N` frames of a stack (default 127)")
 	fs.Func("debug-dir", "look for the debug files of stripped files under `DIR` (repeatable; default /usr/lib/debug)", func(dir string) error {
 		o.DebugDirs = append(o.DebugDirs, dir)
 		return nil
@@ -131,8 +131,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if err := c.agg.parse(set); err != nil {
 		return usage("%v", err)
 	}
-	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly || o.UStack > 0) {
+	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly || set["ustack"]) {
 		return usage("-n, --attach-only and --ustack do not apply to --count, --hist, --stats or --latency")
+	} else if c.agg.agg.Mode != 0 && o.UStack > 0 && !c.agg.agg.ByStack() {
+		return usage("--ustack-depth: no --by ustack")
+	} else if c.agg.agg.Mode != 0 {
+		c.agg.agg.StackDepth, o.UStack = o.UStack, 0 // the stacks of --by ustack
 	}
 	if o.Backend, err = attach.ParseBackend(*backend); err != nil {
 		return usage("--backend %v", err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"syscall"
 
 	"github.com/sdtkit/sdtkit/internal/cli"
 	"github.com/sdtkit/sdtkit/pkg/attach"
@@ -45,7 +44,7 @@ func trace(ctx context.Context, c *config, stdout io.Writer, logger *log.Logger)
 		return err
 	}
 	if c.agg.agg.Mode != 0 {
-		return plan.Status(noEPIPE(aggregateRun(ctx, c, plan, stdout, logger)))
+		return plan.Status(cli.NoEPIPE(aggregateRun(ctx, c, plan, stdout, logger)))
 	}
 	mappers := make(chan []int, 1)
 	if c.attachOnly && c.opts.PID == 0 {
@@ -68,7 +67,7 @@ func trace(ctx context.Context, c *config, stdout io.Writer, logger *log.Logger)
 	defer cancel()
 	n, err := t.Stream(ctx, stdout, c.count)
 	summary(logger, n, plan)
-	return plan.Status(noEPIPE(err))
+	return plan.Status(cli.NoEPIPE(err))
 }
 
 // resolve reads the --types file and plans the probes to attach, giving
@@ -98,13 +97,4 @@ func summary(logger *log.Logger, n *attach.Streamed, plan *attach.Plan) {
 	for i, p := range plan.Probes {
 		logger.Printf("%s:%v: %d events", p.Target.Name, p, n.ByProbe[i])
 	}
-}
-
-// noEPIPE returns err, or nil for a write to a closed pipe: the reader
-// of the output is gone, as with head(1), which ends the trace cleanly.
-func noEPIPE(err error) error {
-	if errors.Is(err, syscall.EPIPE) {
-		return nil
-	}
-	return err
 }

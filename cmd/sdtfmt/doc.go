@@ -35,8 +35,10 @@ The flags are:
 		(default tid) and show the latencies. START and END are probe
 		patterns as for -f.
 	--folded
-		Count the events by their stack (sdtattach --ustack) and write
-		one line per stack: its frames root first, joined by ";", a
+		Count the events by their stack (sdtattach --ustack), and the
+		records of sdtattach --by ustack by theirs, as many as each
+		counted (hits, values, or pairs of a latency), and write one
+		line per stack: its frames root first, joined by ";", a
 		space and the count, as flamegraph.pl, inferno and speedscope
 		read them. A frame is its symbol, or FILE+0xOFFSET where none
 		is known, or its address (package stacks).
@@ -44,8 +46,8 @@ The flags are:
 		Count the events by their stack and write them to FILE as a
 		gzipped pprof profile (functions, locations, and mappings with
 		their build-ids), which go tool pprof -http draws as a flame
-		graph. With --folded, both are written. Events without a stack
-		are left out, and said so on the standard error.
+		graph. With --folded, both are written. Events and records
+		without a stack are left out, and said so on the standard error.
 	--by KEY
 		Group counts or histograms by KEY too; alone, it implies -c.
 	--time abs|rel|none
@@ -58,7 +60,7 @@ The flags are:
 	-h
 		Print the usage and exit.
 
-A KEY is pid, tid, comm, argN (the N-th argument, from 0) or the name of
+A KEY is pid, tid, comm, ustack, argN (the N-th argument, from 0) or the name of
 a field sdtattach --types writes.
 
 # Input

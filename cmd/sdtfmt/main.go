@@ -20,11 +20,11 @@ const usageText = `usage: sdtfmt [-f 'PROBE=FORMAT']... [--time abs|rel|none] [F
 
 Format the NDJSON events of sdtattach (standard input when no FILE) for
 people: one line per event (and its stack, with sdtattach --ustack),
-or counts, histograms and latencies; the stacks of events as folded
-stacks for flame graphs, or as a pprof profile. Probe sites listed by
+or counts, histograms and latencies; stacks (of events, or records of
+--by ustack) as folded stacks for flame graphs, or a pprof profile. Probe sites listed by
 sdtlist are shown as sdtlist -t shows them.
 
-KEY is pid, tid, comm, argN (from 0) or the name of a --types field.
+KEY is pid, tid, comm, ustack, argN (from 0) or the name of a --types field.
 Lines that hold no record, or are longer than 1 MiB, are reported and
 skipped.
 

@@ -47,7 +47,7 @@ func TestRunExitKinds(t *testing.T) {
 		{[]string{"--pprof", "/nonexistent/dir/p.pb.gz"}, events, cli.ErrFailed, "", "--pprof: open /nonexistent/dir/p.pb.gz"},
 		{[]string{"-f", "x=%z"}, "", cli.ErrUsage, "unknown verb", "unknown verb"},
 		// Empty values are rejected, not taken for the flag left out.
-		{[]string{"--hist", ""}, "", cli.ErrUsage, "", `--hist "": want pid, tid, comm, argN or a field name`},
+		{[]string{"--hist", ""}, "", cli.ErrUsage, "", `--hist "": want pid, tid, comm, ustack, argN or a field name`},
 		{[]string{"-c", "--by", ""}, "", cli.ErrUsage, "", `--by "": want pid`},
 		{[]string{"--latency", ""}, "", cli.ErrUsage, "", `--latency "": want START,END[,KEY]`},
 		{[]string{"--time", ""}, "", cli.ErrUsage, "", `--time "": want abs, rel or none`},

@@ -160,6 +160,10 @@ func (f *formatter) record(kind ndjson.Kind, e *ndjson.Event, rd *ndjson.Reader)
 			f.logger.Printf("line %d: %v", rd.Line(), perr)
 			return nil
 		}
+		if sc, ok := f.sum.(*stackCounts); ok { // no --interval ticker
+			sc.record(r)
+			break
+		}
 		err = f.recs.Add(f.w, r)
 	case ndjson.KindSite:
 		s, perr := ndjson.ParseSite(rd.Bytes())

@@ -3,24 +3,31 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/stacks"
 )
 
-// stackCounts is --folded and --pprof: the events counted by their
-// sdtattach --ustack stack.
+// stackCounts is --folded and --pprof: the events of sdtattach --ustack
+// and the records of its --by ustack, counted by their stacks.
 type stackCounts struct {
 	folded  bool   // write folded stacks to the output
 	pprof   string // write a pprof profile to this file, when not ""
 	set     stacks.Set
 	without uint64 // events with no stack: not asked for, or none taken
+	recs    uint64 // hits of records with no stack
 }
 
 func (s *stackCounts) event(e *ndjson.Event) {
 	if !s.set.AddEvent(e) {
 		s.without++
+	}
+}
+
+func (s *stackCounts) record(r *aggregate.Record) {
+	if !s.set.AddRecord(r) {
+		s.recs += r.Count + r.Lost
 	}
 }
 
@@ -30,26 +37,17 @@ func (s *stackCounts) report(w io.Writer) error {
 			return err
 		}
 	}
-	if s.pprof == "" {
-		return nil
-	}
-	f, err := os.Create(s.pprof)
-	if err != nil {
-		return fmt.Errorf("--pprof: %w", err)
-	}
-	if err := s.set.WritePprof(f); err != nil {
-		f.Close()
-		return fmt.Errorf("--pprof %s: %w", s.pprof, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--pprof: %w", err)
+	if s.pprof != "" {
+		if err := s.set.WritePprofFile(s.pprof); err != nil {
+			return fmt.Errorf("--pprof: %w", err)
+		}
 	}
 	return nil
 }
 
 func (s *stackCounts) warnings() []string {
-	if s.without == 0 {
+	if s.without+s.recs == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d events carry no stack (sdtattach --ustack takes them, where the kernel can walk it): the stacks leave them out", s.without)}
+	return []string{fmt.Sprintf("%d events carry no stack, and records of %d hits (sdtattach --ustack and --by ustack take them, where the kernel can walk it): the stacks leave them out", s.without, s.recs)}
 }

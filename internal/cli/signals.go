@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -56,4 +57,14 @@ func Interrupts() (ctx context.Context, further func() <-chan struct{}, stop fun
 		close(done)
 		cancel(context.Canceled)
 	}
+}
+
+// NoEPIPE returns err, or nil for a write to a closed pipe (with the
+// SIGPIPE of Interrupts caught): the reader of the output is gone, as
+// with head(1), which ends the output cleanly.
+func NoEPIPE(err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
 }

@@ -38,11 +38,14 @@
 // # Keys and groups
 //
 // A Key picks the value to group by, or to draw a histogram of, out of
-// an event: pid, tid, comm, argN or a field name of sdtattach --types, as
-// ParseKey reads them. Keys are comparable values. Key.Format writes a
-// key's value as the summaries show it (a thread name as the terminal
-// can show it safely, other values as ndjson.Value.String does), whether
-// it comes from an event or from a BPF map.
+// an event: pid, tid, comm, ustack (the user stack), argN or a field
+// name of sdtattach --types, as ParseKey reads them. Keys are comparable
+// values. Key.Format writes a key's value as the summaries show it (a
+// thread name as the terminal can show it safely, a stack as its frames
+// innermost first, "inner+0xc < outer+0x1e < main+0x2a", other values as
+// ndjson.Value.String does), whether it comes from an event or from a
+// BPF map. A stack's value is the JSON array of its frames, as events
+// carry them (StackValue, StackFrames).
 //
 // A Group is what one count, histogram or set of stats is kept for: a
 // probe and the written value of the key grouped by. Groups are
@@ -85,8 +88,11 @@
 //	from      in the record of a latency's END probe: the START pattern
 //	to        in the record of a latency's START probe: the END pattern
 //	by        the keys grouped by, in the order given, and their values:
-//	          a number, a string (comm, a string argument) or null when
-//	          it could not be read; absent when not grouped
+//	          a number, a string (comm, a string argument), for ustack
+//	          the frames of the user stack, innermost first, as events
+//	          carry them ([{"addr":...,"sym":"inner","off":12,"file":...},
+//	          ...]), or null when it could not be read (for ustack, taken);
+//	          absent when not grouped
 //	count     the hits; for a histogram or stats, the values counted;
 //	          for a latency's END, the pairs it ended
 //	unread    hits whose value could not be read, left out of count;

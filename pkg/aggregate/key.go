@@ -22,6 +22,9 @@ const (
 	KeyComm                     // the thread name
 	KeyArg                      // argument Arg, from 0
 	KeyField                    // the sdtattach --types field called Field
+	// KeyUStack is the thread's user stack at the probe, the frames of
+	// an event's "ustack" (see StackValue).
+	KeyUStack
 )
 
 // A Key picks one value out of an event, to group by or to count. Keys
@@ -33,11 +36,11 @@ type Key struct {
 }
 
 // ErrKey is the error of ParseKey for text that names no key.
-var ErrKey = errors.New("want pid, tid, comm, argN or a field name")
+var ErrKey = errors.New("want pid, tid, comm, ustack, argN or a field name")
 
-// ParseKey parses a key as the tools take it: pid, tid, comm, argN (N a
-// decimal number from 0) or a field name, made of ASCII letters, digits
-// and '_'.
+// ParseKey parses a key as the tools take it: pid, tid, comm, ustack,
+// argN (N a decimal number from 0) or a field name, made of ASCII
+// letters, digits and '_' (a field called ustack is named by its argN).
 func ParseKey(s string) (Key, error) {
 	switch s {
 	case "pid":
@@ -46,6 +49,8 @@ func ParseKey(s string) (Key, error) {
 		return Key{Kind: KeyTID}, nil
 	case "comm":
 		return Key{Kind: KeyComm}, nil
+	case "ustack":
+		return Key{Kind: KeyUStack}, nil
 	case "":
 		return Key{}, ErrKey
 	}
@@ -91,6 +96,8 @@ func (k Key) String() string {
 		return "tid"
 	case KeyComm:
 		return "comm"
+	case KeyUStack:
+		return "ustack"
 	case KeyArg:
 		return "arg" + strconv.Itoa(k.Arg)
 	}
@@ -114,6 +121,11 @@ func (k Key) Value(e *ndjson.Event) (ndjson.Value, bool) {
 		return ndjson.Value{}, false
 	case KeyField:
 		return e.Field(k.Field)
+	case KeyUStack:
+		if e.UStack == nil {
+			return ndjson.Value{}, false
+		}
+		return StackValue(e.UStack), true
 	}
 	return ndjson.Value{}, false
 }
@@ -127,12 +139,17 @@ func intValue(i int64) ndjson.Value {
 
 // Format writes a value of the key as people read it, and as groups hold
 // it: a thread name as it is unless a terminal could misread it (then
-// quoted as in Go), other values as ndjson.Value.String writes them.
+// quoted as in Go), a stack as its frames, innermost first, each as
+// StackFrame names it, separated by " < " ("inner+0xc < outer+0x1e <
+// main+0x2a"), other values as ndjson.Value.String writes them.
 // A value read elsewhere, such as from a BPF map, renders the same when
 // it is given as the ndjson.Value an event would hold.
 func (k Key) Format(v ndjson.Value) string {
 	if k.Kind == KeyComm && v.Kind == ndjson.String {
 		return termtext.String(v.Str)
+	}
+	if k.Kind == KeyUStack {
+		return formatStack(v)
 	}
 	return v.String()
 }

@@ -12,7 +12,7 @@ func TestParseKey(t *testing.T) {
 		arg  string
 		want string // String of the key, or "" for an error
 	}{
-		{"pid", "pid"}, {"tid", "tid"}, {"comm", "comm"}, {"arg0", "arg0"}, {"arg12", "arg12"},
+		{"pid", "pid"}, {"tid", "tid"}, {"comm", "comm"}, {"ustack", "ustack"}, {"arg0", "arg0"}, {"arg12", "arg12"},
 		{"len", "len"}, {"arg", "arg"}, {"arg+1", ""}, {"a.b", ""}, {"", ""},
 	} {
 		k, err := ParseKey(tt.arg)
@@ -76,5 +76,36 @@ func TestGroupOf(t *testing.T) {
 	}
 	if got, want := g.Probe(), `"p\n":n`; got != want {
 		t.Errorf("Probe() = %s, want %s", got, want)
+	}
+}
+
+// A stack's value, as events and records carry it, reads innermost frame
+// first, each by its symbol, file or address, and is "?" when it could
+// not be taken.
+func TestFormatStack(t *testing.T) {
+	k := Key{Kind: KeyUStack}
+	for _, tt := range []struct {
+		v    ndjson.Value
+		want string
+	}{
+		{StackValue([]ndjson.Frame{
+			{Addr: 0x40112c, Sym: "inner", Off: 0xc, File: "/usr/bin/prog"},
+			{Addr: 0x7f3a1c02a1ca, File: "/usr/lib/libc.so.6", FileOffset: 0x2a1ca},
+			{Addr: 0x7f00aa},
+		}), "inner+0xc < libc.so.6+0x2a1ca < 0x7f00aa"},
+		{StackValue([]ndjson.Frame{{Addr: 1, Sym: "a\nb"}}), `"a\nb+0x0"`},
+		{ndjson.Value{}, "?"},
+		{ndjson.Value{Kind: ndjson.String, Str: "main"}, "?"},
+	} {
+		if got := k.Format(tt.v); got != tt.want {
+			t.Errorf("Format(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+	e := ndjson.Event{UStack: []ndjson.Frame{{Addr: 0x40112c, Sym: "inner", Off: 0xc}}}
+	if got := k.Text(&e); got != "inner+0xc" {
+		t.Errorf("Text of an event's stack = %q, want inner+0xc", got)
+	}
+	if got := k.Text(&ndjson.Event{}); got != "?" {
+		t.Errorf("Text of an event without a stack = %q, want ?", got)
 	}
 }

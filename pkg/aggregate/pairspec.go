@@ -25,8 +25,12 @@ type LatencySpec struct {
 	Pair Key
 }
 
-// ParseLatency parses START,END[,KEY]. Errors match ErrLatencySyntax, or
-// are ParseKey's for KEY.
+// ErrStackPair is the error of ParseLatency for a pairing key that is a
+// stack: the STARTs and ENDs of a pair are hit from different places.
+var ErrStackPair = errors.New("a stack pairs no START with its END: group by it with --by")
+
+// ParseLatency parses START,END[,KEY]. Errors match ErrLatencySyntax or
+// ErrStackPair, or are ParseKey's for KEY.
 func ParseLatency(s string) (LatencySpec, error) {
 	parts := probespec.SplitList(s)
 	if len(parts) < 2 || len(parts) > 3 {
@@ -41,6 +45,9 @@ func ParseLatency(s string) (LatencySpec, error) {
 				key = `""`
 			}
 			return LatencySpec{}, fmt.Errorf("%s: %w", key, err)
+		}
+		if l.Pair.Kind == KeyUStack {
+			return LatencySpec{}, fmt.Errorf("ustack: %w", ErrStackPair)
 		}
 	}
 	return l, nil

@@ -18,6 +18,7 @@ func TestParseLatency(t *testing.T) {
 		{"a:b,a:b", LatencySpec{Start: "a:b", End: "a:b"}, nil},
 		{"a:b", LatencySpec{}, ErrLatencySyntax},
 		{"a:b,a:c,pid,tid", LatencySpec{}, ErrLatencySyntax},
+		{"a:b,a:c,ustack", LatencySpec{}, ErrStackPair},
 		{"", LatencySpec{}, ErrLatencySyntax},
 	} {
 		got, err := ParseLatency(tt.in)

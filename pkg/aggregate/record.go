@@ -54,7 +54,7 @@ type Record struct {
 }
 
 // A KeyValue is a key grouped by and its value: an integer, a string,
-// or null when it could not be read.
+// a stack (see StackValue), or null when it could not be read.
 type KeyValue struct {
 	Key   Key
 	Value ndjson.Value
@@ -336,6 +336,18 @@ func parseBy(b []byte) ([]KeyValue, error) {
 		k, err := ParseKey(name)
 		if err != nil {
 			return nil, fmt.Errorf(`"by": %q: %w`, name, err)
+		}
+		if k.Kind == KeyUStack {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, fmt.Errorf(`"by": %w`, err)
+			}
+			v, err := parseStack(raw)
+			if err != nil {
+				return nil, fmt.Errorf(`"by": "ustack": %w`, err)
+			}
+			kvs = append(kvs, KeyValue{k, v})
+			continue
 		}
 		if t, err = dec.Token(); err != nil {
 			return nil, fmt.Errorf(`"by": %w`, err)

@@ -63,6 +63,17 @@ func TestRecordJSON(t *testing.T) {
 				`"buckets":[{"lo":4194304,"hi":8388608,"count":2}],"sum":9000000,"min":4400000,"max":4600000,"mean":4500000}`,
 		},
 		{
+			Record{TS: 10, Provider: "calls", Name: "hit", By: []KeyValue{
+				{Key{Kind: KeyUStack}, StackValue([]ndjson.Frame{{Addr: 4198700, Sym: "inner", Off: 12, File: "/x/calls", FileOffset: 4396, BuildID: "5e1f"}, {Addr: 140000}})},
+				{pid, ndjson.Value{Kind: ndjson.Uint, Uint: 42}},
+			}, Count: 700},
+			`{"ts":10,"provider":"calls","name":"hit","by":{"ustack":[{"addr":4198700,"sym":"inner","off":12,"file":"/x/calls","file_offset":4396,"build_id":"5e1f"},{"addr":140000}],"pid":42},"count":700}`,
+		},
+		{
+			Record{TS: 11, Provider: "calls", Name: "hit", By: []KeyValue{{Key{Kind: KeyUStack}, ndjson.Value{}}}, Count: 3},
+			`{"ts":11,"provider":"calls","name":"hit","by":{"ustack":null},"count":3}`,
+		},
+		{
 			Record{TS: 9, Provider: "app", Name: "end", Latency: Key{Kind: KeyTID}, From: "app:begin", Unmatched: 1, Buckets: []Bucket{}},
 			`{"ts":9,"provider":"app","name":"end","latency":"tid","from":"app:begin","count":0,"unmatched":1,"buckets":[]}`,
 		},
@@ -99,6 +110,8 @@ func TestParseRecordErrors(t *testing.T) {
 		{`{"ts":1,"provider":"p","name":"n","count":1,"by":{"a.b":1}}`, `"a.b": want pid`},
 		{`{"ts":1,"provider":"p","name":"n","count":1,"by":{"pid":[1]}}`, "want a number, a string or null"},
 		{`{"ts":1,"provider":"p","name":"n","count":1,"by":[1]}`, "want an object"},
+		{`{"ts":1,"provider":"p","name":"n","count":1,"by":{"ustack":"main"}}`, `"ustack": want an array of frames`},
+		{`{"ts":1,"provider":"p","name":"n","count":1,"by":{"ustack":[{"sym":"main"}]}}`, `frame 0: want an array of frames, each with its addr`},
 		{`{"ts":1,"provider":"p","name":"n","count":1,"hist":"arg0","buckets":[{"lo":3,"hi":4,"count":1}]}`, "not a log2 bucket"},
 		{`{"ts":"x","provider":"p","name":"n","count":1}`, "cannot unmarshal"},
 	} {
@@ -118,7 +131,7 @@ func TestParseKeys(t *testing.T) {
 	}{
 		{"pid", "pid"},
 		{"pid,comm,arg1,path", "pid comm arg1 path"},
-		{"pid,", `"": want pid, tid, comm, argN or a field name`},
+		{"pid,", `"": want pid, tid, comm, ustack, argN or a field name`},
 		{"pid,a-b", "a-b: want pid"},
 		{"comm,comm", "comm: given twice"},
 	} {

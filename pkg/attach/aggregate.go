@@ -15,6 +15,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/dlopen"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/filter"
+	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
@@ -27,8 +28,14 @@ type Aggregation struct {
 	// --types field that is a number.
 	Of aggregate.Key
 	// By are the keys to group by, at most MaxKeyParts: pid, tid,
-	// comm, arguments and fields, numbers or strings.
+	// comm, arguments and fields, numbers or strings, and the user
+	// stack (ustack), which takes the BPF backend: the kernel walks it
+	// by its frame pointers and keeps each distinct stack in a map of
+	// MaxKeys stacks, and records carry it symbolized.
 	By []aggregate.Key
+	// StackDepth is the most frames kept of a stack of By, up to
+	// MaxStack (if 0).
+	StackDepth int
 	// MaxKeys is the most entries an interval keeps
 	// (DefaultMaxKeys if 0), and the most STARTs of a latency that
 	// wait for their END.
@@ -106,8 +113,14 @@ func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
 	if p.opts.UStack > 0 {
 		return nil, errors.New("user stacks (Options.UStack) are taken when streaming, not aggregating")
 	}
-	if len(a.By) > bpf.MaxKeyParts {
-		return nil, &KeyError{Key: a.By[bpf.MaxKeyParts].String(), Err: fmt.Errorf("more than %d keys", bpf.MaxKeyParts)}
+	if len(a.By) > bpf.MaxKeyParts || len(a.By) == bpf.MaxKeyParts && a.hiddenPID() {
+		return nil, &KeyError{Key: a.By[len(a.By)-1].String(), Err: fmt.Errorf("more than %d keys (with ustack, the pid is one)", bpf.MaxKeyParts)}
+	}
+	if a.Mode == Latency && a.pairKey().Kind == aggregate.KeyUStack {
+		return nil, &KeyError{Key: "ustack", Err: aggregate.ErrStackPair}
+	}
+	if a.StackDepth < 0 || a.StackDepth > MaxStack {
+		return nil, fmt.Errorf("stack depth %d not in [1, %d]", a.StackDepth, MaxStack)
 	}
 	hasValue := a.Mode == Hist || a.Mode == Stats
 	if hasValue && a.Of == (aggregate.Key{}) {
@@ -174,6 +187,9 @@ func (a *Aggregation) probeArgs(s *Site) (probeArgs, error) {
 		}
 		pa.bpf.Parts = append(pa.bpf.Parts, x)
 		pa.types = append(pa.types, t)
+	}
+	if a.hiddenPID() {
+		pa.bpf.Parts = append(pa.bpf.Parts, bpf.AggArg{})
 	}
 	return pa, nil
 }
@@ -265,6 +281,12 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 	if err := p.CheckAggregation(a); err != nil {
 		return nil, err
 	}
+	if a.ByStack() {
+		if p.opts.Backend == BackendTracefs {
+			return nil, &TracefsError{ErrStackInKernel}
+		}
+		return p.aggregateBPF(a)
+	}
 	return withBackend(p, func() (*Aggregator, error) { return p.aggregateBPF(a) }, func() (*Aggregator, error) {
 		src, err := p.openTracefs()
 		if err != nil {
@@ -286,7 +308,7 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 	if err != nil {
 		return nil, err
 	}
-	ba := &bpf.Aggregation{Mode: a.Mode.bpfMode(), MaxKeys: a.MaxKeys}
+	ba := &bpf.Aggregation{Mode: a.Mode.bpfMode(), MaxKeys: a.MaxKeys, StackDepth: a.StackDepth}
 	if a.Mode == Latency {
 		ba.Pair = partKind(a.pairKey())
 		ba.PairString = p.mayBeString(a.pairKey())
@@ -294,6 +316,9 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 	for _, k := range a.By {
 		ba.Parts = append(ba.Parts, partKind(k))
 		ba.Strings = append(ba.Strings, p.mayBeString(k))
+	}
+	if a.hiddenPID() {
+		ba.Parts = append(ba.Parts, bpf.PartPID)
 	}
 	for _, pa := range probes {
 		ba.Probes = append(ba.Probes, pa.bpf)
@@ -321,6 +346,11 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 	}
 	p.noteByAddress(prog, follow)
 	ag := &Aggregator{src: bpfSource{prog}, prog: prog, plan: p, agg: *a, probes: probes, dlopen: follow, stopping: make(chan struct{}), closing: make(chan struct{})}
+	if a.ByStack() {
+		// The process runs once attached (Options.Command): its
+		// program is mapped by now.
+		ag.stacks = newStackNamer(o.PID, o.DebugDirs)
+	}
 	if follow != nil {
 		p.follow(follow, prog, ag)
 	}
@@ -416,6 +446,8 @@ func partKind(k aggregate.Key) bpf.PartKind {
 		return bpf.PartTID
 	case aggregate.KeyComm:
 		return bpf.PartComm
+	case aggregate.KeyUStack:
+		return bpf.PartUStack
 	}
 	return bpf.PartArg
 }
@@ -434,6 +466,8 @@ type Aggregator struct {
 	// dlopen, when not nil, follows the libraries the process loads;
 	// Stop ends it before detaching.
 	dlopen *dlopen.Follower
+	// stacks symbolizes the stacks of a.By; nil when not grouped by one.
+	stacks *stackNamer
 
 	stopOnce  sync.Once
 	stopping  chan struct{}
@@ -526,8 +560,14 @@ func (c *collection) record(e *bpf.AggEntry) (*aggregate.Record, group) {
 	case a.agg.Mode == Latency && (e.Starts || e.Pending || e.Unread && pa.startOnly()):
 		g.start = true
 	default:
-		for i, v := range e.Parts {
-			r.By = append(r.By, aggregate.KeyValue{Key: a.agg.By[i], Value: (&Arg{Type: pa.types[i]}).Value(v)})
+		for i, k := range a.agg.By {
+			var v ndjson.Value
+			if k.Kind == aggregate.KeyUStack {
+				v = a.stacks.value(e, e.Parts[i].Bits, e.Parts[a.agg.pidPart()].Bits)
+			} else {
+				v = (&Arg{Type: pa.types[i]}).Value(e.Parts[i])
+			}
+			r.By = append(r.By, aggregate.KeyValue{Key: k, Value: v})
 		}
 		g.by = r.Group().By
 	}

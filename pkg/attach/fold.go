@@ -43,6 +43,9 @@ const reorderWindow = 50 * time.Millisecond
 // for the source's flush interval and reorderWindow, and sorted. Hits
 // src lost count as Skipped. Libraries loaded later are not followed.
 func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, error) {
+	if a.ByStack() {
+		return nil, &KeyError{Key: "ustack", Err: ErrStackInKernel}
+	}
 	probes, err := p.aggProbes(a)
 	if err != nil {
 		return nil, err

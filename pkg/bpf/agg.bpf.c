@@ -3,8 +3,8 @@
 // SPDX-License-Identifier: (MIT OR GPL-2.0-only)
 /*
  * In-kernel aggregation of USDT probe hits: counts, log2 histograms and
- * stats of an argument, grouped by a key made of the pid, tid, comm and
- * arguments (numbers or strings). One program serves every site, as
+ * stats of an argument, grouped by a key made of the pid, tid, comm,
+ * arguments (numbers or strings) and the user stack. One program serves every site, as
  * usdt.bpf.c does, and reads arguments with the same code (usdt.h); it
  * sends no events, so nothing is lost to a full ring buffer.
  *
@@ -48,9 +48,13 @@
 
 static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)3;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
+static long (*bpf_get_stackid)(void *ctx, void *map, __u64 flags) = (void *)27;
+
+#define BPF_F_USER_STACK (1ULL << 8)
 
 enum {
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
+	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_ARRAY_OF_MAPS = 12,
 	BPF_F_NO_PREALLOC = 1,
 };
@@ -73,6 +77,7 @@ enum part_kind {
 	PART_TID = 2, /* 8 bytes */
 	PART_COMM = 3, /* 16 bytes */
 	PART_ARG = 4, /* 8 bytes, or part_size bytes of a string */
+	PART_USTACK = 5, /* 8 bytes: the id of the user stack in stacks; failed, the errno */
 };
 
 /*
@@ -158,6 +163,23 @@ struct {
 	__type(key, __u32);
 	__type(value, struct aggprobe);
 } probes SEC(".maps");
+
+/*
+ * The user stacks of PART_USTACK, by id: the kernel walks the stack by
+ * its frame pointers and keeps each distinct one once. An id is the
+ * bucket of the stack's hash, so that a stack has the same id in every
+ * generation. Without BPF_F_REUSE_STACKID, a stack whose bucket holds
+ * another fails with -EEXIST rather than take it: the ids in keys
+ * already made keep naming their stacks, and the hit is counted in the
+ * key with the part failed, its errno there. Sizes set by the loader:
+ * one entry of 8 bytes when no key has a stack.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, 4);
+	__uint(value_size, 8);
+} stacks SEC(".maps");
 
 /* A generation: sizes set by the loader. */
 struct gen {
@@ -524,7 +546,17 @@ static __always_inline void aggregate(void *ctx, struct spec *s, struct aggscrat
 
 		if (i >= nparts)
 			break;
-		if (!read_part(part_kind[i], &p->parts[i], part_size[i], regs, s, bias, &k->data[part_off[i]], &xsign))
+		if (part_kind[i] == PART_USTACK) {
+			__u64 *d = (__u64 *)&k->data[part_off[i]];
+			long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+
+			if (id < 0) {
+				*d = -id;
+				k->failed |= 1 << i;
+			} else {
+				*d = id;
+			}
+		} else if (!read_part(part_kind[i], &p->parts[i], part_size[i], regs, s, bias, &k->data[part_off[i]], &xsign))
 			k->failed |= 1 << i;
 		else if (xsign)
 			k->signs |= 1 << i;

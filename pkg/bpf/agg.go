@@ -36,6 +36,10 @@ const (
 	PartTID                      // the thread ID
 	PartComm                     // the thread's name
 	PartArg                      // an argument of the probe, a number or a string
+	// PartUStack is the thread's user stack, walked by its frame
+	// pointers and kept in a map of stacks, of which the key holds the
+	// id (see AggEntry.Stack).
+	PartUStack
 )
 
 // MaxKeyParts is the most parts an aggregation key has.
@@ -107,6 +111,12 @@ type Aggregation struct {
 	// PartTID (if 0), PartComm, or PartArg, which each probe's
 	// AggProbe.Pair says.
 	Pair PartKind
+	// StackDepth is the most frames a PartUStack part keeps of a stack,
+	// up to MaxStack (if 0). The map of stacks holds MaxKeys stacks of
+	// StackDepth frames, allocated when the program is loaded: the
+	// stacks of the whole trace, since an id, once taken, names its
+	// stack until the program is closed.
+	StackDepth int
 }
 
 // An AggProbe says which arguments of a probe an Aggregation reads.
@@ -159,7 +169,17 @@ type AggEntry struct {
 	// String, arguments as Int, Uint or String; NotRead for a part that
 	// could not be read.
 	Parts []Value
-	Count uint64
+	// Stack is, for an entry whose key has a PartUStack part, the
+	// return addresses of the user stack, innermost first, starting at
+	// the probe; the part is its id, a Uint. When the stack could not be
+	// taken, the part is NotRead and StackErr says why: unix.EEXIST
+	// when the stack's bucket in the map of stacks holds another one (a
+	// hash collision: the map is too small for the stacks seen),
+	// unix.ENOMEM when the map is full, unix.EFAULT when there was no
+	// user stack to walk.
+	Stack    []uint64
+	StackErr error
+	Count    uint64
 	// Sum, Min and Max are the stats of AggStats and AggLatency.
 	Sum, Min, Max int64
 }
@@ -190,7 +210,7 @@ func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
 		size := numberSize
 		str := false
 		switch k {
-		case PartPID, PartTID:
+		case PartPID, PartTID, PartUStack:
 		case PartComm:
 			size = commSize
 		case PartArg:
@@ -271,6 +291,11 @@ type aggState struct {
 	starts   *ebpf.Map    // the STARTs waiting of AggLatency
 	cur      int          // the index in gens of the current one
 	ncpu     int
+	// stacks holds the user stacks of a PartUStack part, by id; since
+	// an id names the same stack until the program is closed, cache
+	// keeps those read.
+	stacks *ebpf.Map
+	cache  map[uint32][]uint64
 }
 
 // aggVal is agg.bpf.c's struct aggval.
@@ -294,6 +319,9 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	if a.MaxKeys < 0 || a.MaxKeys > MaxKeys {
 		return nil, fmt.Errorf("key count %d not in [1, %d]", a.MaxKeys, MaxKeys)
 	}
+	if a.StackDepth < 0 || a.StackDepth > MaxStack {
+		return nil, fmt.Errorf("stack depth %d not in [1, %d]", a.StackDepth, MaxStack)
+	}
 	nprobes := max(len(a.Probes), o.MaxProbes)
 	if nprobes == 0 {
 		return nil, errors.New("aggregation of no probe")
@@ -308,6 +336,11 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	// Room for the lost entries too.
 	inner.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys) + nprobes)
 	spec.Maps[aggMapProbes].MaxEntries = uint32(nprobes)
+	if slices.Contains(a.Parts, PartUStack) {
+		stacks := spec.Maps[aggMapStacks]
+		stacks.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys))
+		stacks.ValueSize = uint32(8 * orDefault(a.StackDepth, MaxStack))
+	}
 	pair := orDefault(int(a.Pair), int(PartTID))
 	if a.Mode == AggLatency {
 		starts := spec.Maps[aggMapStarts]
@@ -377,6 +410,8 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 	}
 	s.current = coll.DetachMap(aggMapCurrent)
 	s.starts = coll.DetachMap(aggMapStarts)
+	s.stacks = coll.DetachMap(aggMapStacks)
+	s.cache = make(map[uint32][]uint64)
 	for i := range s.gens {
 		m, err := ebpf.NewMap(spec.Maps[aggMapCurrent].InnerMap)
 		if err != nil {
@@ -516,7 +551,7 @@ func (s *aggState) addProbe(id int, p *AggProbe) error {
 
 func (s *aggState) close() error {
 	var errs []error
-	for _, m := range append([]*ebpf.Map{s.current, s.starts, s.probeMap}, s.gens[:]...) {
+	for _, m := range append([]*ebpf.Map{s.current, s.starts, s.probeMap, s.stacks}, s.gens[:]...) {
 		if m != nil {
 			errs = append(errs, m.Close())
 		}
@@ -653,6 +688,14 @@ func (s *aggState) decode(key []byte, vals any, e *AggEntry) bool {
 		b := data[s.layout.off[i] : s.layout.off[i]+s.layout.size[i]]
 		var v Value
 		switch {
+		case k == PartUStack && failed&(1<<i) != 0:
+			v = Value{Kind: NotRead, Size: 8}
+			e.StackErr = unix.Errno(binary.NativeEndian.Uint64(b))
+		case k == PartUStack:
+			v = Value{Kind: Uint, Bits: binary.NativeEndian.Uint64(b), Size: 8}
+			if e.Stack, e.StackErr = s.stack(uint32(v.Bits)); e.StackErr != nil {
+				v = Value{Kind: NotRead, Size: 8}
+			}
 		case failed&(1<<i) != 0:
 			v = Value{Kind: NotRead, Size: 8}
 		case k == PartComm, k == PartArg && s.isString(e.Probe, i):
@@ -678,4 +721,27 @@ func (s *aggState) isString(probe uint32, i int) bool {
 	}
 	p := s.probes[probe].Parts
 	return i < len(p) && p[i].String
+}
+
+// stack returns the return addresses of the stack of id, innermost
+// first.
+func (s *aggState) stack(id uint32) ([]uint64, error) {
+	if st, ok := s.cache[id]; ok {
+		return st, nil
+	}
+	var raw []byte
+	if err := s.stacks.Lookup(id, &raw); err != nil {
+		return nil, fmt.Errorf("stack %d: %w", id, err)
+	}
+	// The kernel zeroes the frames past the stack's.
+	var st []uint64
+	for i := 0; i+8 <= len(raw); i += 8 {
+		a := binary.NativeEndian.Uint64(raw[i:])
+		if a == 0 {
+			break
+		}
+		st = append(st, a)
+	}
+	s.cache[id] = st
+	return st, nil
 }

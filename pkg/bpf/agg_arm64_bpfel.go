@@ -52,6 +52,7 @@ const (
 	aggMapScratch    = "scratch"
 	aggMapSiteIps    = "site_ips"
 	aggMapSites      = "sites"
+	aggMapStacks     = "stacks"
 	aggMapStarts     = "starts"
 	aggProgAggMulti  = "agg_multi"
 	aggProgAggSingle = "agg_single"
@@ -129,6 +130,7 @@ type aggMapSpecs struct {
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
 	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
+	Stacks   *ebpf.MapSpec `ebpf:"stacks"`
 	Starts   *ebpf.MapSpec `ebpf:"starts"`
 }
 
@@ -180,6 +182,7 @@ type aggMaps struct {
 	Scratch  *ebpf.Map `ebpf:"scratch"`
 	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
+	Stacks   *ebpf.Map `ebpf:"stacks"`
 	Starts   *ebpf.Map `ebpf:"starts"`
 }
 
@@ -193,6 +196,7 @@ func (m *aggMaps) Close() error {
 		m.Scratch,
 		m.SiteIps,
 		m.Sites,
+		m.Stacks,
 		m.Starts,
 	)
 }

@@ -24,6 +24,7 @@ const (
 	aggoldMapScratch    = "scratch"
 	aggoldMapSiteIps    = "site_ips"
 	aggoldMapSites      = "sites"
+	aggoldMapStacks     = "stacks"
 	aggoldMapStarts     = "starts"
 	aggoldProgAggMulti  = "agg_multi"
 	aggoldProgAggSingle = "agg_single"
@@ -101,6 +102,7 @@ type aggoldMapSpecs struct {
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
 	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
 	Sites    *ebpf.MapSpec `ebpf:"sites"`
+	Stacks   *ebpf.MapSpec `ebpf:"stacks"`
 	Starts   *ebpf.MapSpec `ebpf:"starts"`
 }
 
@@ -152,6 +154,7 @@ type aggoldMaps struct {
 	Scratch  *ebpf.Map `ebpf:"scratch"`
 	SiteIps  *ebpf.Map `ebpf:"site_ips"`
 	Sites    *ebpf.Map `ebpf:"sites"`
+	Stacks   *ebpf.Map `ebpf:"stacks"`
 	Starts   *ebpf.Map `ebpf:"starts"`
 }
 
@@ -165,6 +168,7 @@ func (m *aggoldMaps) Close() error {
 		m.Scratch,
 		m.SiteIps,
 		m.Sites,
+		m.Stacks,
 		m.Starts,
 	)
 }

@@ -286,6 +286,15 @@
 // that sets up no frame (gcc -O2 gives none to a function that calls
 // nothing), give a stack that misses frames or ends early.
 //
+// An Aggregation with a PartUStack part groups by the same stack in the
+// kernel: bpf_get_stackid keeps each distinct stack once in a stack map
+// of MaxKeys stacks of StackDepth frames, allocated whole at load, and
+// the key holds its id, which names the stack until the program is
+// closed; Collect gives the addresses (AggEntry.Stack). A stack whose
+// place in the map holds another (ids are buckets of a hash), or that
+// finds the map full, is counted in its key with the part NotRead and
+// the errno in AggEntry.StackErr, never in another stack's.
+//
 // # Memory
 //
 // Program.MapMemory says what the maps of a program take, as the kernel

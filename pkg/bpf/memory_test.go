@@ -28,6 +28,7 @@ func TestMapMemory(t *testing.T) {
 	const keys = 1<<20 - 1 // and a lost entry of the probe: 2^20 buckets
 	stats := &Aggregation{Mode: AggStats, Probes: []AggProbe{{}}, MaxKeys: keys}
 	latency := &Aggregation{Mode: AggLatency, Probes: []AggProbe{{}, {}}}
+	byStack := &Aggregation{Mode: AggCount, Parts: []PartKind{PartUStack, PartPID}, Probes: []AggProbe{{}}, MaxKeys: 4096 - 1, StackDepth: 64}
 	for _, tt := range []struct {
 		name   string
 		opts   Options
@@ -44,6 +45,9 @@ func TestMapMemory(t *testing.T) {
 		// 32 MiB a CPU: only the buckets are.
 		{"stats of 2^20 keys", Options{Aggregate: stats}, DefaultMaxSites*304 + 2*16*(keys+1), 2 * kib},
 		{"latency", Options{Aggregate: latency}, DefaultMaxSites*304 + 2*16*16384 + DefaultMaxKeys*96, 2 * kib},
+		// The map of stacks is allocated whole: a bucket's pointer, and
+		// per stack a 16-byte header and its frames.
+		{"count by stack", Options{Aggregate: byStack}, DefaultMaxSites*304 + 2*8*8192 + 4096*8 + 4096*(16+64*8), 2 * kib},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := Load(&tt.opts)

@@ -104,3 +104,58 @@ func (s symtab) name(addr uint64) string {
 	}
 	return "?"
 }
+
+// TestAggUStack counts the hits of the same probe by user stack and pid
+// in the kernel: two entries of the program's pid, 7 and 3 hits, whose
+// stacks name inner, then outer or other, then main; then the same
+// stacks cut at two frames.
+func TestAggUStack(t *testing.T) {
+	requireRoot(t)
+	exe := buildC(t, "calls", "-O0", "-fno-omit-frame-pointer", "-no-pie")
+	syms := funcSymbols(t, exe)
+	for _, tt := range []struct {
+		name  string
+		depth int
+		want  map[string]int
+	}{
+		{"all frames", 0, map[string]int{"inner;outer;main": 7, "inner;other;main": 3}},
+		{"two frames", 2, map[string]int{"inner;outer": 7, "inner;other": 3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &Aggregation{Mode: AggCount, Parts: []PartKind{PartUStack, PartPID}, Probes: []AggProbe{{}}, StackDepth: tt.depth, MaxKeys: 64}
+			p := load(t, Options{Aggregate: a})
+			ss, f := sites(t, exe, func(*stapsdt.Site) ArgMask { return 0 })
+			if err := p.Attach(exe, ss); err != nil {
+				t.Fatalf("Attach: %v", err)
+			}
+			cmd := run(t, exe)
+			chains := map[string]int{}
+			err := p.Collect(func(e *AggEntry) {
+				if e.Lost || e.Parts[1].Bits != uint64(cmd.Process.Pid) {
+					return
+				}
+				if e.StackErr != nil {
+					t.Errorf("%d hits without their stack: %v", e.Count, e.StackErr)
+					return
+				}
+				if len(e.Stack) == 0 || e.Stack[0] != f.Sites[0].PC {
+					t.Errorf("stack %x does not start at the probe, %#x", e.Stack, f.Sites[0].PC)
+				}
+				if tt.depth > 0 && len(e.Stack) > tt.depth {
+					t.Errorf("stack %x: more than %d frames", e.Stack, tt.depth)
+				}
+				var names []string
+				for _, a := range e.Stack[:min(3, len(e.Stack))] {
+					names = append(names, syms.name(a))
+				}
+				chains[join(names)] += int(e.Count)
+			})
+			if err != nil {
+				t.Fatalf("Collect: %v", err)
+			}
+			if !sameCounts(chains, tt.want) {
+				t.Errorf("stacks %v, want %v", chains, tt.want)
+			}
+		})
+	}
+}

@@ -436,11 +436,12 @@ func TestLabelNames(t *testing.T) {
 	}{
 		{by: []aggregate.Key{pid, field("le"), arg1}, want: []string{"pid", "key_le", "arg1"}},
 		{by: []aggregate.Key{field("key_le"), field("x")}, want: []string{"key_le", "x"}},
-		{by: []aggregate.Key{field("le"), field("key_le")}, wantErr: "keys le and key_le would both be label key_le: le is renamed, as it is the label of Prometheus's histogram buckets"},
-		{by: []aggregate.Key{field("key_quantile"), comm, field("quantile")}, wantErr: "keys quantile and key_quantile would both be label key_quantile: quantile is renamed, as it is the label of Prometheus's summary quantiles"},
-		{by: []aggregate.Key{field("key_probe"), field("probe")}, wantErr: "keys probe and key_probe would both be label key_probe: probe is renamed, as it is a label of the exporter's own"},
-		{by: []aggregate.Key{field("__x"), field("key___x")}, wantErr: "keys __x and key___x would both be label key___x: __x is renamed, as Prometheus keeps names that begin with __"},
-		{by: []aggregate.Key{field("1st"), field("key_1st")}, wantErr: "keys 1st and key_1st would both be label key_1st: 1st is renamed, as a label name begins with a letter or _"},
+		{by: []aggregate.Key{field("le"), field("key_le")}, wantErr: "keys le and key_le would both be label key_le: le is renamed, as it is the label of Prometheus's histogram buckets; give one of them as argN"},
+		{by: []aggregate.Key{field("key_quantile"), comm, field("quantile")}, wantErr: "keys quantile and key_quantile would both be label key_quantile: quantile is renamed, as it is the label of Prometheus's summary quantiles; give one of them as argN"},
+		{by: []aggregate.Key{field("key_probe"), field("probe")}, wantErr: "keys probe and key_probe would both be label key_probe: probe is renamed, as it is a label of the exporter's own; give one of them as argN"},
+		{by: []aggregate.Key{field("__x"), field("key___x")}, wantErr: "keys __x and key___x would both be label key___x: __x is renamed, as Prometheus keeps names that begin with __; give one of them as argN"},
+		{by: []aggregate.Key{field("1st"), field("key_1st")}, wantErr: "keys 1st and key_1st would both be label key_1st: 1st is renamed, as a label name begins with a letter or _; give one of them as argN"},
+		{by: []aggregate.Key{pid, {Kind: aggregate.KeyUStack}}, wantErr: "ustack: a stack is no Prometheus label (too many values, too long): aggregate by it without serving metrics"},
 	} {
 		got, err := metrics.LabelNames(tt.by)
 		if tt.wantErr != "" {

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,12 +40,20 @@ func renamed(name string) string {
 	return ""
 }
 
+// ErrStackLabel is the error of LabelNames for the key ustack: a stack
+// makes no label, its values too many and too long for a time series
+// database.
+var ErrStackLabel = errors.New("a stack is no Prometheus label (too many values, too long): aggregate by it without serving metrics")
+
 // LabelNames returns the label names of the values of the keys by, in
 // their order (see LabelName), or an error that names two keys whose
-// label names are the same.
+// label names are the same, or ErrStackLabel for a stack.
 func LabelNames(by []aggregate.Key) ([]string, error) {
 	names := make([]string, len(by))
 	for i, k := range by {
+		if k.Kind == aggregate.KeyUStack {
+			return nil, fmt.Errorf("%s: %w", k, ErrStackLabel)
+		}
 		names[i] = LabelName(k)
 		for j := range i {
 			if names[j] != names[i] {
@@ -55,7 +64,7 @@ func LabelNames(by []aggregate.Key) ([]string, error) {
 			if why == "" {
 				a, b, why = b, a, renamed(b)
 			}
-			return nil, fmt.Errorf("keys %s and %s would both be label %s: %s is renamed, as %s", a, b, names[i], a, why)
+			return nil, fmt.Errorf("keys %s and %s would both be label %s: %s is renamed, as %s; give one of them as argN", a, b, names[i], a, why)
 		}
 	}
 	return names, nil

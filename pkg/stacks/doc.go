@@ -2,7 +2,9 @@
 // that flame graph and profile viewers read.
 //
 // A Set counts stacks of symbolize.Frame, innermost frame first, as
-// events carry them. WriteFolded writes folded stacks, one line a stack:
+// events carry them: one per event of sdtattach --ustack (AddEvent), and
+// the count of each record of sdtattach --by ustack, which aggregates by
+// stack in the kernel (AddRecord). WriteFolded writes folded stacks, one line a stack:
 // the frames root first, joined by ';', then a space and the count, as
 // flamegraph.pl, inferno and speedscope read them:
 //

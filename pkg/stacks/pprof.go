@@ -3,6 +3,7 @@ package stacks
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/google/pprof/profile"
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
@@ -93,4 +94,18 @@ func (s *Set) WritePprof(w io.Writer) error {
 		return fmt.Errorf("write pprof profile: %w", err)
 	}
 	return nil
+}
+
+// WritePprofFile writes the stacks of s as a gzipped pprof profile to
+// the file name, made or emptied.
+func (s *Set) WritePprofFile(name string) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := s.WritePprof(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return f.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
@@ -53,6 +54,31 @@ func (s *Set) AddEvent(e *ndjson.Event) bool {
 	}
 	s.Add(s.scratch, 1)
 	return true
+}
+
+// AddRecord counts the hits of r, a record of sdtattach --by ustack as
+// package aggregate reads it, by its stack: its Count (hits, values of a
+// histogram, or pairs of a latency) added to the stack of its ustack key.
+// It reports whether the record had a stack: a record not grouped by
+// one, one whose stack could not be taken (null), one of lost hits and
+// a latency's START record are not counted.
+func (s *Set) AddRecord(r *aggregate.Record) bool {
+	for _, kv := range r.By {
+		if kv.Key.Kind != aggregate.KeyUStack {
+			continue
+		}
+		frames, err := aggregate.StackFrames(kv.Value)
+		if err != nil || len(frames) == 0 {
+			return false
+		}
+		s.scratch = s.scratch[:0]
+		for _, f := range frames {
+			s.scratch = append(s.scratch, symbolize.Frame(f))
+		}
+		s.Add(s.scratch, int64(r.Count))
+		return true
+	}
+	return false
 }
 
 // Len returns the number of distinct stacks.

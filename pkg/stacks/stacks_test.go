@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/ndjson"
 	"github.com/sdtkit/sdtkit/pkg/stacks"
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
@@ -195,5 +196,38 @@ func TestAddEvent(t *testing.T) {
 	}
 	if want := "main;inner 2\n"; s.Len() != 1 || b.String() != want {
 		t.Errorf("%d stacks, folded %q, want 1 and %q", s.Len(), b.String(), want)
+	}
+}
+
+// Records of sdtattach --by ustack count by their stack, as many as they
+// hold; those without a stack do not, and a stream's events add to them.
+func TestAddRecord(t *testing.T) {
+	var s stacks.Set
+	frames := []ndjson.Frame{{Addr: 0x10, Sym: "inner", File: "/bin/p"}, {Addr: 0x20, Sym: "main", File: "/bin/p"}}
+	ustack := aggregate.Key{Kind: aggregate.KeyUStack}
+	pid := aggregate.KeyValue{Key: aggregate.Key{Kind: aggregate.KeyPID}, Value: ndjson.UintValue(7)}
+	for _, tt := range []struct {
+		name string
+		r    aggregate.Record
+		want bool
+	}{
+		{"no key", aggregate.Record{Count: 5}, false},
+		{"pid", aggregate.Record{By: []aggregate.KeyValue{pid}, Count: 5}, false},
+		{"stack not taken", aggregate.Record{By: []aggregate.KeyValue{{Key: ustack}}, Count: 5}, false},
+		{"lost", aggregate.Record{Lost: 5}, false},
+		{"stack", aggregate.Record{By: []aggregate.KeyValue{{Key: ustack, Value: aggregate.StackValue(frames)}, pid}, Count: 700}, true},
+		{"stack of a histogram", aggregate.Record{Hist: aggregate.Key{Kind: aggregate.KeyArg}, By: []aggregate.KeyValue{pid, {Key: ustack, Value: aggregate.StackValue(frames[1:])}}, Count: 300}, true},
+	} {
+		if got := s.AddRecord(&tt.r); got != tt.want {
+			t.Errorf("AddRecord(%s) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	s.AddEvent(&ndjson.Event{UStack: frames})
+	var b strings.Builder
+	if err := s.WriteFolded(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "main 300\nmain;inner 701\n"; b.String() != want {
+		t.Errorf("folded %q, want %q", b.String(), want)
 	}
 }

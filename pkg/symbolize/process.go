@@ -62,11 +62,17 @@ func NewProcess(pid int, cache *Cache) (*Process, error) {
 }
 
 // Refresh reads the maps of the process and its perf map again. Objects
-// already read are kept.
+// already read are kept, and so are the maps when the process has exited
+// since.
 func (p *Process) Refresh() error {
 	maps, err := process.ReadMaps(p.pid)
 	if err != nil {
 		return fmt.Errorf("symbolize: %w", err)
+	}
+	if len(maps) == 0 && len(p.maps) > 0 {
+		// A process that has exited and is not reaped yet, a zombie,
+		// has no memory left, nor maps: those read before stay.
+		return fmt.Errorf("symbolize: process %d has exited", p.pid)
 	}
 	slices.SortFunc(maps, func(a, b process.Mapping) int { return cmp.Compare(a.Start, b.Start) })
 	p.maps = maps

@@ -1,8 +1,13 @@
 package symbolize_test
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
@@ -31,9 +36,35 @@ func TestProcesses(t *testing.T) {
 	if len(fs) != 2 || fs[0].Addr != 1 || fs[1].File == "" {
 		t.Errorf("Frames(dst, getpid) = %+v, want dst then a frame in libc", fs)
 	}
+	// A process that has exited, not reaped yet, keeps the maps read
+	// while it ran, though an address in none of them reads them again.
+	if err := syscall.Kill(pid1, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitZombie(t, pid1)
+	fs = ps.Frames(nil, pid1, []uint64{addrs1["inner"], 0x1234})
+	if len(fs) != 2 || fs[0].Sym != "inner" || fs[0].File != prog {
+		t.Errorf("Frames of an exited process = %+v, want inner in %s", fs, prog)
+	}
 	// A process that is gone keeps its addresses.
 	ps.Forget(pid1)
 	if fs := ps.Frames(nil, 1<<30, []uint64{0x1234}); len(fs) != 1 || fs[0] != (symbolize.Frame{Addr: 0x1234}) {
 		t.Errorf("Frames of no process = %+v, want the address alone", fs)
 	}
+}
+
+// waitZombie waits until process pid has exited, and is a zombie.
+func waitZombie(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ...: the state follows the last ')'.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && bytes.HasPrefix(b[i:], []byte(") Z")) {
+			return
+		}
+	}
+	t.Fatalf("process %d: no zombie after 10s", pid)
 }
