@@ -72,7 +72,20 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&o.StringSize, "strlen", o.StringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&o.RingSize, "bufsize", o.RingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
-	fs.BoolFunc("ustack", "put the thread's user stack, symbolized, in each event (frame pointers)", func(string) error { o.UStack = cmp.Or(o.UStack, attach.MaxStack); return nil })
+	dwarf := false
+	fs.BoolFunc("ustack", "put the thread's user stack, symbolized, in each event: walked by frame pointers (--ustack, --ustack=fp) or copied and unwound by .eh_frame (--ustack=dwarf)", func(v string) error {
+		switch v {
+		case "true", "fp":
+			dwarf = false
+		case "dwarf":
+			dwarf = true
+		default:
+			return fmt.Errorf("%q: not fp or dwarf", v)
+		}
+		o.UStack = cmp.Or(o.UStack, attach.MaxStack)
+		return nil
+	})
+	fs.IntVar(&o.UStackCopy, "ustack-size", 0, "with --ustack=dwarf, copy at most `BYTES` of the stack at each hit (default and most 8192)")
 	fs.IntVar(&o.UStack, "ustack-depth", 0, "with --ustack (or alone), keep at most `N` frames of a stack (default 127)")
 	filterSrc := fs.String("filter", "", "keep only the hits for which `EXPR` holds, tested in the kernel: see go doc")
 	c.agg.flags(fs)
@@ -108,6 +121,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", o.RingSize, attach.MaxRingSize)
 	case set["ustack-depth"] && (o.UStack < 1 || o.UStack > attach.MaxStack):
 		return usage("--ustack-depth %d: not in [1, %d]", o.UStack, attach.MaxStack)
+	case set["ustack-size"] && !dwarf:
+		return usage("--ustack-size takes --ustack=dwarf")
+	case set["ustack-size"] && (o.UStackCopy < 8 || o.UStackCopy > attach.MaxStackCopy):
+		return usage("--ustack-size %d: not in [8, %d]", o.UStackCopy, attach.MaxStackCopy)
 	case set["c"] && len(strings.Fields(c.command)) == 0:
 		return usage("-c: empty command")
 	case set["c"] && set["p"]:
@@ -118,6 +135,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--cmd-stdout needs -c")
 	case set["f"] && !set["c"]:
 		return usage("-f needs -c")
+	}
+	if dwarf {
+		o.UStackCopy = cmp.Or(o.UStackCopy, attach.MaxStackCopy)
 	}
 	if set["filter"] {
 		if o.Filter, err = filter.Parse(*filterSrc); err != nil {
