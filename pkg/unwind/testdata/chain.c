@@ -5,7 +5,8 @@
  * -DPROBE, leaf fires chain:hit; otherwise (x86-64 only) leaf copies
  * its registers and the top of its stack into the file "snap" at its
  * first call, as a tracer's probe would, and the program waits for its
- * standard input to close, so that its maps can be read.
+ * standard input to close, so that its maps can be read; with -DPROBE,
+ * it waits a second.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,8 +91,13 @@ int main(void)
 		outer(i);
 	for (long i = 1; i <= 3; i++)
 		other(i);
-	/* Alive until told, so that its maps can be read. */
+	/* Alive while its maps are read: until told, or for a second. */
+#ifdef PROBE
+	(void)c;
+	sleep(1);
+#else
 	while (read(0, &c, 1) > 0)
 		;
+#endif
 	return 0;
 }
