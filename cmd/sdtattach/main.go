@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -46,8 +45,9 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	opts       attach.Options // -p, --strlen, --bufsize, --ustack, --debug-dir, --filter, --backend
-	command    string         // -c
+	opts       attach.Options // -p, --strlen, --bufsize, --debug-dir, --filter, --backend
+	ustack     cli.UStack
+	command    string // -c
 	cmdStdout  string
 	follow     bool // -f
 	count      uint64
@@ -72,8 +72,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&o.StringSize, "strlen", o.StringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&o.RingSize, "bufsize", o.RingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
-	fs.BoolFunc("ustack", "put the thread's user stack, symbolized, in each event (frame pointers)", func(string) error { o.UStack = cmp.Or(o.UStack, attach.MaxStack); return nil })
-	fs.IntVar(&o.UStack, "ustack-depth", 0, "with --ustack (or alone) or --by ustack, keep at most `N` frames of a stack (default 127)")
+	c.ustack.Flags(fs, attach.MaxStack, attach.MaxStackCopy)
 	fs.Func("debug-dir", "look for the debug files of stripped files under `DIR` (repeatable; default /usr/lib/debug)", func(dir string) error {
 		o.DebugDirs = append(o.DebugDirs, dir)
 		return nil
@@ -110,8 +109,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--bufsize %d: not a power of two of at least the page size, %d", o.RingSize, page)
 	case o.RingSize > attach.MaxRingSize:
 		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", o.RingSize, attach.MaxRingSize)
-	case set["ustack-depth"] && (o.UStack < 1 || o.UStack > attach.MaxStack):
-		return usage("--ustack-depth %d: not in [1, %d]", o.UStack, attach.MaxStack)
 	case set["c"] && len(strings.Fields(c.command)) == 0:
 		return usage("-c: empty command")
 	case set["c"] && set["p"]:
@@ -122,6 +119,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("--cmd-stdout needs -c")
 	case set["f"] && !set["c"]:
 		return usage("-f needs -c")
+	}
+	if o.UStack, o.UStackCopy, err = c.ustack.Check(set); err != nil {
+		return usage("%v", err)
 	}
 	if set["filter"] {
 		if o.Filter, err = filter.Parse(*filterSrc); err != nil {

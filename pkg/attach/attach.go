@@ -18,6 +18,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/probe"
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
+	"github.com/sdtkit/sdtkit/pkg/unwind"
 	"golang.org/x/sys/unix"
 )
 
@@ -79,6 +80,13 @@ type Options struct {
 	// kernel by the frame pointers (see package bpf), with the BPF
 	// backend, when streaming. Tracer.Stack and Stream symbolize them.
 	UStack int
+	// UStackCopy, with UStack, takes the stacks by copying, at each
+	// hit, up to UStackCopy bytes of the user stack (MaxStackCopy at
+	// most) with the registers, and unwinding the copy in user space by
+	// the call-frame information of the code (.eh_frame), as perf's
+	// --call-graph dwarf does (see package unwind): code built without
+	// frame pointers unwinds right. A frame above the copy is left out.
+	UStackCopy int
 	// DebugDirs are the roots of separate debug files, searched for the
 	// symbols of stripped files as gdb searches them (see package
 	// symbolize): those that arguments name, and those of stacks. Nil
@@ -304,6 +312,10 @@ func (p *Plan) Attach() (*Tracer, error) {
 func (p *Plan) attachBPF() (*Tracer, error) {
 	o := &p.opts
 	maxSites, maxProbes := p.room()
+	kernelStack := o.UStack
+	if o.UStackCopy > 0 {
+		kernelStack = 0 // copied and unwound here instead
+	}
 	prog, err := bpf.Load(&bpf.Options{
 		RingSize:      o.RingSize,
 		MaxSites:      maxSites,
@@ -312,7 +324,8 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		PID:           o.pidFilter(),
 		Cgroup:        p.cgroup,
 		NoStrings:     !readsStrings(p.Attachments) && !p.mayReadStrings() && o.UStack == 0,
-		UStack:        o.UStack,
+		UStack:        kernelStack,
+		UStackCopy:    o.UStackCopy,
 		Filters:       p.filters,
 		MaxProbes:     maxProbes,
 		Filtering:     o.Filter != nil,
@@ -339,6 +352,9 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	p.noteByAddress(prog, follow)
 	t := newBPFTracer(prog, p, follow)
 	t.syms = syms
+	if o.UStackCopy > 0 {
+		t.src.(*bpfEvents).unwinder = unwind.NewProcesses(nil, maxSymbolized)
+	}
 	return t, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/dlopen"
 	"github.com/sdtkit/sdtkit/pkg/hit"
+	"github.com/sdtkit/sdtkit/pkg/unwind"
 )
 
 // drainPoll is how often a stopping Tracer checks whether its reader has
@@ -30,6 +31,8 @@ type bpfEvents struct {
 	// noted are, by site number, the arguments whose being unreadable
 	// was given to Options.Warn.
 	noted []hit.ArgMask
+	// unwinder, with Options.UStackCopy, unwinds the stacks copied.
+	unwinder *unwind.Processes
 
 	stopOnce  sync.Once
 	stopping  chan struct{} // closed by Stop
@@ -118,6 +121,11 @@ func (e *bpfEvents) Read(ev *Event) error {
 		return fmt.Errorf("event of unknown site %d", ev.Event.Site)
 	}
 	ev.Site = sites[ev.Event.Site]
+	if e.unwinder != nil {
+		c := &ev.StackCopy
+		st := unwind.Stack{Regs: unwind.Regs{PC: c.Regs[0], SP: c.Regs[1], FP: c.Regs[2], LR: c.Regs[3]}, Bytes: c.Bytes}
+		ev.Stack = e.unwinder.Unwind(ev.Stack[:0], int(ev.PID), &st, e.plan.opts.UStack)
+	}
 	for len(e.noted) <= int(ev.Event.Site) {
 		e.noted = append(e.noted, sites[len(e.noted)].Reported)
 	}

@@ -46,4 +46,6 @@ const (
 	MaxKeyParts = 8
 	// MaxStack is the most frames of Options.UStack.
 	MaxStack = bpf.MaxStack
+	// MaxStackCopy is the most bytes of Options.UStackCopy.
+	MaxStackCopy = bpf.MaxStackCopy
 )

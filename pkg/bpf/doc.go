@@ -210,7 +210,8 @@
 //	30      2     failed   bit i: argument i was not read
 //	32      2     strs     bit i: argument i has a string in data
 //	34      2     trunc    bit i: that string was cut
-//	36      4     pad
+//	36      2     nframes  return addresses at the start of data
+//	38      2     copy     or: bytes of a stack copy at the start of data
 //	40      16    comm     NUL-padded
 //	56      96    args     12 values of 8 bytes, 0 when not read
 //	152     ...   data     the strings, in argument order, NUL-terminated
@@ -294,6 +295,14 @@
 // place in the map holds another (ids are buckets of a hash), or that
 // finds the map full, is counted in its key with the part NotRead and
 // the errno in AggEntry.StackErr, never in another stack's.
+//
+// With Options.UStackCopy instead, each event carries a copy of the
+// top of the user stack, from the stack pointer up, after the registers
+// an unwind starts from (x86-64: rip, rsp, rbp, 0; arm64: pc, sp, x29,
+// x30), in Event.StackCopy; the header's copy field (the pad before
+// comm) gives its bytes at the start of data. The stack is read a page
+// at a time, so that a copy that would pass the top of the stack stops
+// there. User space unwinds it (package unwind).
 //
 // # Memory
 //

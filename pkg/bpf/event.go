@@ -76,6 +76,18 @@ func decodeEvent(b []byte, raw *usdtEvent, spec func(site uint32) *Spec, boot in
 		}
 		data = data[8*n:]
 	}
+	ev.StackCopy.Bytes = ev.StackCopy.Bytes[:0]
+	ev.StackCopy.Regs = [4]uint64{}
+	if n := int(raw.Copy); n > 0 {
+		if n > len(data) || n < 32 {
+			return fmt.Errorf("%w: %d bytes for a stack copy of %d", errShortEvent, len(b), n)
+		}
+		for i := range ev.StackCopy.Regs {
+			ev.StackCopy.Regs[i] = *(*uint64)(unsafe.Pointer(&data[8*i]))
+		}
+		ev.StackCopy.Bytes = append(ev.StackCopy.Bytes, data[32:n]...)
+		data = data[n:]
+	}
 	sp := spec(raw.SpecId)
 	n := min(int(raw.Nargs), MaxArgs)
 	ev.Args = ev.Args[:0]

@@ -29,6 +29,10 @@ const (
 // kernel.perf_event_max_stack.
 const MaxStack = 127
 
+// MaxStackCopy is the most bytes of Options.UStackCopy: perf's default
+// for --call-graph dwarf.
+const MaxStackCopy = 8192
+
 // MaxRingSize is the largest Options.RingSize: the ring buffer is
 // allocated whole, in memory that cannot be swapped out.
 const MaxRingSize = 1 << 30
@@ -79,6 +83,13 @@ type Options struct {
 	// callchain code): code built without them gives a short or wrong
 	// stack. It takes the program that reads strings (not NoStrings).
 	UStack int
+	// UStackCopy, instead, is the most bytes of the traced thread's
+	// user stack each event carries a copy of, from its stack pointer
+	// up, with the registers an unwind starts from (Event.StackCopy),
+	// up to MaxStackCopy; 0 takes none. User space unwinds it by the
+	// call-frame information of the code (package unwind). It takes the
+	// program that reads strings.
+	UStackCopy int
 	// NoStrings loads the program that reads numbers only. It loads
 	// several times faster than the one that also reads strings and
 	// costs less per event; Attach refuses sites that read strings
@@ -192,7 +203,13 @@ func Load(opts *Options) (*Program, error) {
 	if o.UStack < 0 || o.UStack > MaxStack {
 		return nil, fmt.Errorf("stack depth %d not in [1, %d]", o.UStack, MaxStack)
 	}
-	if o.UStack > 0 && (o.NoStrings || o.Aggregate != nil) {
+	if o.UStackCopy < 0 || o.UStackCopy > MaxStackCopy {
+		return nil, fmt.Errorf("stack copy of %d bytes not in [1, %d]", o.UStackCopy, MaxStackCopy)
+	}
+	if o.UStack > 0 && o.UStackCopy > 0 {
+		return nil, errors.New("user stacks are walked in the kernel (UStack) or copied (UStackCopy), not both")
+	}
+	if (o.UStack > 0 || o.UStackCopy > 0) && (o.NoStrings || o.Aggregate != nil) {
 		return nil, errors.New("user stacks are taken by the streaming program that reads strings: not with NoStrings or Aggregate")
 	}
 	// The keeper starts while the program loads.
@@ -406,6 +423,9 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 		}
 		if err := spec.Variables[usdtVarUstackMax].Set(uint32(o.UStack)); err != nil {
 			return nil, names, fmt.Errorf("set %s: %w", usdtVarUstackMax, err)
+		}
+		if err := spec.Variables[usdtVarUstackCopy].Set(uint32(o.UStackCopy)); err != nil {
+			return nil, names, fmt.Errorf("set %s: %w", usdtVarUstackCopy, err)
 		}
 	}
 	if err := spec.Variables[usdtVarWakeupBytes].Set(uint64(o.RingSize / 4)); err != nil {

@@ -33,7 +33,16 @@
 #define STR_SPACE (MAX_ARGS * MAX_STR)
 #define MAX_FRAMES 127 /* of a user stack: perf's default kernel.perf_event_max_stack */
 #define STACK_SPACE (MAX_FRAMES * 8)
-#define STR_MASK 4095 /* covers STACK_SPACE + STR_SPACE */
+/*
+ * A copy of the user stack: 4 registers, then up to COPY_MAX bytes from
+ * the stack pointer up, read a page at a time. The space after it holds
+ * the strings and the tail of the last page's read, whose bound the
+ * verifier adds to the largest offset.
+ */
+#define COPY_MAX 8192
+#define COPY_REGS 32
+#define DATA_SPACE (COPY_REGS + COPY_MAX + 4096) /* holds STACK_SPACE + STR_SPACE too */
+#define STR_MASK 16383 /* covers DATA_SPACE */
 #define HDR_SIZE __builtin_offsetof(struct event, data) /* an event without strings */
 
 struct event {
@@ -47,15 +56,15 @@ struct event {
 	__u16 failed; /* bit i: argument i was not read */
 	__u16 strs; /* bit i: argument i has a string in data */
 	__u16 trunc; /* bit i: that string was cut at str_max bytes */
-	__u16 nframes; /* return addresses of the user stack after the strings */
-	__u16 pad;
+	__u16 nframes; /* return addresses of the user stack at the start of data */
+	__u16 copy; /* or: bytes at the start of data of a copy of the user stack */
 	char comm[16];
 	__u64 args[MAX_ARGS];
 	/*
-	 * The user stack, nframes addresses, innermost first, then the
-	 * strings in argument order, NUL-terminated.
+	 * The user stack, nframes addresses, innermost first, or its copy,
+	 * then the strings in argument order, NUL-terminated.
 	 */
-	char data[STACK_SPACE + STR_SPACE];
+	char data[DATA_SPACE];
 };
 
 struct {
@@ -78,6 +87,11 @@ volatile const __u32 str_max = 64; /* bytes kept of a string, NUL excluded */
  * kernel's perf callchain code (frame pointers); 0 takes none.
  */
 volatile const __u32 ustack_max = 0;
+/*
+ * Or, the most bytes of the user stack each event carries a copy of,
+ * with the registers that user space unwinds it from; 0 takes none.
+ */
+volatile const __u32 ustack_copy = 0;
 #endif
 
 /*
@@ -103,7 +117,7 @@ static __always_inline void fill_header(struct event *e, __u32 id, struct spec *
 	e->strs = 0;
 	e->trunc = 0;
 	e->nframes = 0;
-	e->pad = 0;
+	e->copy = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 
@@ -146,7 +160,7 @@ GLOBAL int read_str(struct event *e, __u64 pos, __u64 addr, __u32 i, __s64 n)
 	__u32 cap = str_max;
 	long len;
 
-	if (!e || pos > STACK_SPACE + STR_SPACE - MAX_STR)
+	if (!e || pos > DATA_SPACE - MAX_STR)
 		return 0;
 	if (cap > MAX_STR - 2)
 		cap = MAX_STR - 2;
@@ -194,6 +208,50 @@ static __attribute__((noinline)) __u32 take_stack(void *ctx, struct event *e)
 	return e->nframes * 8;
 }
 
+/*
+ * take_copy puts a copy of the user stack at the start of e->data and
+ * returns the bytes it takes there: the registers an unwind starts from
+ * (x86-64: rip, rsp, rbp and 0; arm64: pc, sp, x29, x30), then the
+ * stack from the stack pointer up, ustack_copy bytes at most. It is read
+ * a page at a time, since a read that crosses the top of the stack fails
+ * whole, and ends at the first page that cannot be read.
+ */
+static __attribute__((noinline)) __u32 take_copy(void *ctx, struct event *e)
+{
+	__u64 *regs = ctx, *r = (__u64 *)e->data;
+	__u32 want = ustack_copy, got = 0;
+	__u64 sp;
+
+#if defined(__TARGET_ARCH_x86)
+	r[0] = regs[IP_OFF / 8];
+	r[1] = regs[19]; /* sp */
+	r[2] = regs[4]; /* bp */
+	r[3] = 0;
+#else
+	r[0] = regs[IP_OFF / 8];
+	r[1] = regs[31]; /* sp */
+	r[2] = regs[29];
+	r[3] = regs[30];
+#endif
+	sp = r[1];
+	if (want > COPY_MAX)
+		want = COPY_MAX;
+	for (int i = 0; i < COPY_MAX / 4096 + 1; i++) {
+		__u32 n = 4096 - ((sp + got) & 4095), off = got & (COPY_MAX - 1);
+
+		if (got >= want)
+			break;
+		if (n > want - got)
+			n = want - got;
+		if (n > 4096)
+			break;
+		if (bpf_probe_read_user(&e->data[COPY_REGS + off], n, (void *)(sp + got)))
+			break;
+		got += n;
+	}
+	return COPY_REGS + got;
+}
+
 static __always_inline int handle(void *ctx)
 {
 	__u32 id, pos = 0, n;
@@ -227,6 +285,10 @@ static __always_inline int handle(void *ctx)
 	fill_header(e, id, s);
 	if (ustack_max)
 		pos = take_stack(ctx, e);
+	else if (ustack_copy) {
+		pos = take_copy(ctx, e);
+		e->copy = pos;
+	}
 
 	for (int i = 0; i < MAX_ARGS; i++) {
 		struct arg *a = &s->args[i];

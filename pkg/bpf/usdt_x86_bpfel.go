@@ -40,10 +40,10 @@ type usdtEvent struct {
 	Strs    uint16
 	Trunc   uint16
 	Nframes uint16
-	Pad     uint16
+	Copy    uint16
 	Comm    [16]int8
 	Args    [12]uint64
-	Data    [4088]int8
+	Data    [12320]int8
 }
 
 type usdtFilter struct {
@@ -94,6 +94,7 @@ const (
 	usdtVarPidnsDev    = "pidns_dev"
 	usdtVarPidnsIno    = "pidns_ino"
 	usdtVarStrMax      = "str_max"
+	usdtVarUstackCopy  = "ustack_copy"
 	usdtVarUstackMax   = "ustack_max"
 	usdtVarWakeupBytes = "wakeup_bytes"
 )
@@ -167,6 +168,7 @@ type usdtVariableSpecs struct {
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
+	UstackCopy  *ebpf.VariableSpec `ebpf:"ustack_copy"`
 	UstackMax   *ebpf.VariableSpec `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -222,6 +224,7 @@ type usdtVariables struct {
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
+	UstackCopy  *ebpf.Variable `ebpf:"ustack_copy"`
 	UstackMax   *ebpf.Variable `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

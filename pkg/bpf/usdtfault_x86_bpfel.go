@@ -31,6 +31,7 @@ const (
 	usdtfaultVarPidnsDev    = "pidns_dev"
 	usdtfaultVarPidnsIno    = "pidns_ino"
 	usdtfaultVarStrMax      = "str_max"
+	usdtfaultVarUstackCopy  = "ustack_copy"
 	usdtfaultVarUstackMax   = "ustack_max"
 	usdtfaultVarWakeupBytes = "wakeup_bytes"
 )
@@ -104,6 +105,7 @@ type usdtfaultVariableSpecs struct {
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
+	UstackCopy  *ebpf.VariableSpec `ebpf:"ustack_copy"`
 	UstackMax   *ebpf.VariableSpec `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -159,6 +161,7 @@ type usdtfaultVariables struct {
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
+	UstackCopy  *ebpf.Variable `ebpf:"ustack_copy"`
 	UstackMax   *ebpf.Variable `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

@@ -31,6 +31,7 @@ const (
 	usdtoldVarPidnsDev    = "pidns_dev"
 	usdtoldVarPidnsIno    = "pidns_ino"
 	usdtoldVarStrMax      = "str_max"
+	usdtoldVarUstackCopy  = "ustack_copy"
 	usdtoldVarUstackMax   = "ustack_max"
 	usdtoldVarWakeupBytes = "wakeup_bytes"
 )
@@ -104,6 +105,7 @@ type usdtoldVariableSpecs struct {
 	PidnsDev    *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	StrMax      *ebpf.VariableSpec `ebpf:"str_max"`
+	UstackCopy  *ebpf.VariableSpec `ebpf:"ustack_copy"`
 	UstackMax   *ebpf.VariableSpec `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -159,6 +161,7 @@ type usdtoldVariables struct {
 	PidnsDev    *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno    *ebpf.Variable `ebpf:"pidns_ino"`
 	StrMax      *ebpf.Variable `ebpf:"str_max"`
+	UstackCopy  *ebpf.Variable `ebpf:"ustack_copy"`
 	UstackMax   *ebpf.Variable `ebpf:"ustack_max"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

@@ -22,6 +22,19 @@ type Event struct {
 	// innermost first, the probe's own address first, when the
 	// tracer was asked for stacks; nil otherwise.
 	Stack []uint64
+	// StackCopy is the copy of the user stack a tracer that unwinds in
+	// user space takes; empty otherwise.
+	StackCopy StackCopy
+}
+
+// A StackCopy is the top of a thread's user stack, copied at the probe,
+// with the registers an unwind starts from.
+type StackCopy struct {
+	// Regs are, on x86-64, rip, rsp, rbp and 0; on arm64, pc, sp, x29
+	// and x30.
+	Regs [4]uint64
+	// Bytes is the stack from the stack pointer up.
+	Bytes []byte
 }
 
 // A Kind tells how to interpret a Value.

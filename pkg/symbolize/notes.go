@@ -10,6 +10,9 @@ import (
 // ntGNUBuildID is the type of the GNU build-id note.
 const ntGNUBuildID = 3
 
+// BuildID returns the GNU build-id of ef in hex, "" when it has none.
+func BuildID(ef *elf.File) string { return buildID(ef) }
+
 // buildID returns the hex build-id of a file, from its note sections or,
 // in a file whose section headers are gone, its PT_NOTE segments.
 func buildID(ef *elf.File) string {

@@ -1,0 +1,186 @@
+package unwind
+
+import (
+	"cmp"
+	"container/list"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/process"
+)
+
+// refreshEvery is how often at most a process's maps are read again for
+// an address none of them holds.
+const refreshEvery = 100 * time.Millisecond
+
+// A Process is the Mapper of one process: it places an address in the
+// mapping of /proc/PID/maps that holds it and reads the Table of the
+// file mapped there through a Cache, the file opened through
+// /proc/PID/root or /proc/PID/map_files as package process names it.
+// A Process is not safe for concurrent use.
+type Process struct {
+	pid     int
+	cache   *Cache
+	maps    []process.Mapping // executable, sorted by address
+	objects map[devIno]*procTable
+	refresh time.Time
+}
+
+type devIno struct{ dev, ino uint64 }
+
+type procTable struct {
+	host string
+	t    *Table
+	err  error
+	read bool
+}
+
+// NewProcess reads the maps of process pid; tables are read through
+// cache as they are needed (nil: a cache of its own).
+func NewProcess(pid int, cache *Cache) (*Process, error) {
+	if cache == nil {
+		cache = NewCache(0)
+	}
+	p := &Process{pid: pid, cache: cache}
+	if err := p.Refresh(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Refresh reads the maps of the process again; tables read are kept.
+func (p *Process) Refresh() error {
+	maps, err := process.ReadMaps(p.pid)
+	if err != nil {
+		return fmt.Errorf("unwind: %w", err)
+	}
+	p.refresh = time.Now()
+	maps = slices.DeleteFunc(maps, func(m process.Mapping) bool { return !m.Executable() })
+	slices.SortFunc(maps, func(a, b process.Mapping) int { return cmp.Compare(a.Start, b.Start) })
+	p.maps = maps
+	old := p.objects
+	p.objects = map[devIno]*procTable{}
+	for _, o := range process.Objects(p.pid, maps) {
+		k := devIno{o.Dev, o.Inode}
+		if pt, ok := old[k]; ok && pt.host == o.HostPath {
+			p.objects[k] = pt
+			continue
+		}
+		p.objects[k] = &procTable{host: o.HostPath}
+	}
+	return nil
+}
+
+// Lookup returns the Table of the file mapped at pc, and the bias of
+// the mapping. A pc in no mapping has the maps read again, at most
+// every 100 ms: the process may have loaded a library since.
+func (p *Process) Lookup(pc uint64) (*Table, uint64, bool) {
+	m := p.mapping(pc)
+	if m == nil && time.Since(p.refresh) >= refreshEvery && p.Refresh() == nil {
+		m = p.mapping(pc)
+	}
+	if m == nil {
+		return nil, 0, false
+	}
+	pt := p.objects[devIno{m.Dev, m.Inode}]
+	if pt == nil {
+		return nil, 0, false
+	}
+	if !pt.read {
+		pt.t, pt.err = p.cache.Open(pt.host)
+		pt.read = true
+	}
+	if pt.t == nil {
+		return nil, 0, false
+	}
+	addr, ok := pt.t.Addr(pc - m.Start + m.Offset)
+	if !ok {
+		return nil, 0, false
+	}
+	return pt.t, pc - addr, true
+}
+
+func (p *Process) mapping(pc uint64) *process.Mapping {
+	i, _ := slices.BinarySearchFunc(p.maps, pc+1, func(m process.Mapping, a uint64) int { return cmp.Compare(m.Start, a) })
+	if i > 0 && pc < p.maps[i-1].End {
+		return &p.maps[i-1]
+	}
+	return nil
+}
+
+// Processes unwinds the stacks of many processes, as a tracer sees
+// them: each pid gets a Process at its first stack; at most n are kept,
+// the least recently used dropped first. Processes is safe for
+// concurrent use.
+type Processes struct {
+	cache *Cache
+	max   int
+
+	mu    sync.Mutex
+	procs map[int]*list.Element // of *procEntry
+	lru   list.List
+}
+
+type procEntry struct {
+	pid int
+	p   *Process // nil: the process could not be read
+}
+
+// NewProcesses returns Processes that read tables through cache (nil: a
+// cache of its own) and keep at most n processes.
+func NewProcesses(cache *Cache, n int) *Processes {
+	if cache == nil {
+		cache = NewCache(0)
+	}
+	return &Processes{cache: cache, max: max(n, 1), procs: map[int]*list.Element{}}
+}
+
+// Unwind appends to dst the return addresses of the stack st of process
+// pid, as Unwind does, and returns it. A process that cannot be read
+// gives the probe's address alone.
+func (ps *Processes) Unwind(dst []uint64, pid int, st *Stack, max int) []uint64 {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	e := ps.entry(pid)
+	if e.p == nil {
+		if max > 0 {
+			dst = append(dst, st.PC)
+		}
+		return dst
+	}
+	out, err := Unwind(dst, hostMachine, st, e.p, max)
+	if err != nil && max > 0 {
+		return append(dst, st.PC)
+	}
+	return out
+}
+
+// Forget drops what is kept of process pid.
+func (ps *Processes) Forget(pid int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if el, ok := ps.procs[pid]; ok {
+		ps.lru.Remove(el)
+		delete(ps.procs, pid)
+	}
+}
+
+func (ps *Processes) entry(pid int) *procEntry {
+	if el, ok := ps.procs[pid]; ok {
+		ps.lru.MoveToFront(el)
+		return el.Value.(*procEntry)
+	}
+	e := &procEntry{pid: pid}
+	if p, err := NewProcess(pid, ps.cache); err == nil {
+		e.p = p
+	}
+	ps.procs[pid] = ps.lru.PushFront(e)
+	for ps.lru.Len() > ps.max {
+		last := ps.lru.Back()
+		ps.lru.Remove(last)
+		delete(ps.procs, last.Value.(*procEntry).pid)
+	}
+	return e
+}
