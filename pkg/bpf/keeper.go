@@ -1,7 +1,7 @@
 package bpf
 
 import (
-	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -44,7 +44,7 @@ import (
 // repair can undo it.
 //
 // The protocol runs over a socket pair: the tracer sends the program's
-// descriptor once, then gob-encoded keeperRequests, each answered by a
+// descriptor once, then JSON-encoded keeperRequests, each answered by a
 // keeperReply but a detach, which the tracer waits for by waiting for
 // the keeper's exit. The end of the stream means the tracer is gone.
 //
@@ -136,8 +136,8 @@ func replyTo(err error) keeperReply {
 type keeper struct {
 	cmd    *exec.Cmd
 	conn   *net.UnixConn
-	enc    *gob.Encoder
-	dec    *gob.Decoder
+	enc    *json.Encoder
+	dec    *json.Decoder
 	exited chan struct{} // closed once the keeper has exited
 	err    error         // its exit's, once exited
 }
@@ -183,7 +183,7 @@ func startKeeper(guard string, pidfd int) (*keeper, error) {
 		conn.Close()
 		return nil, fmt.Errorf("start keeper: %w", err)
 	}
-	k := &keeper{cmd: cmd, conn: conn, enc: gob.NewEncoder(conn), dec: gob.NewDecoder(conn), exited: make(chan struct{})}
+	k := &keeper{cmd: cmd, conn: conn, enc: json.NewEncoder(conn), dec: json.NewDecoder(conn), exited: make(chan struct{})}
 	go func() {
 		k.err = cmd.Wait()
 		close(k.exited)
@@ -298,7 +298,7 @@ func serveKeeper(guard string) int {
 	if guard != "" && s.journal != nil {
 		s.journal.Guard(guarded(guard))
 	}
-	enc, dec := gob.NewEncoder(conn), gob.NewDecoder(conn)
+	enc, dec := json.NewEncoder(conn), json.NewDecoder(conn)
 	detached := false
 	for {
 		var req keeperRequest

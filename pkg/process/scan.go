@@ -1,12 +1,24 @@
 package process
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 )
+
+// readFile reads the file at path into buf.
+func readFile(buf *bytes.Buffer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = buf.ReadFrom(f)
+	return err
+}
 
 // A FileID identifies a file as /proc/PID/maps does: by device and inode.
 type FileID struct{ Dev, Inode uint64 }
@@ -38,23 +50,36 @@ func Mappers(files ...FileID) ([]int, error) {
 	var (
 		pids []int
 		scan ScanError
+		buf  bytes.Buffer
 	)
+	// The inodes as a map prints them: a process whose maps hold none
+	// of them is passed over without parsing its maps.
+	inodes := make([][]byte, len(files))
+	for i, f := range files {
+		inodes[i] = fmt.Appendf(nil, " %d ", f.Inode)
+	}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid <= 0 {
 			continue
 		}
-		maps, err := ReadMaps(pid)
-		var pe *PermissionError
-		switch {
-		case errors.As(err, &pe):
-			scan.Denied++
-			if scan.First == nil {
-				scan.First = err
+		buf.Reset()
+		if err := readFile(&buf, procPath(pid, "maps")); err != nil {
+			err = procError(pid, "read maps", accessRead, err)
+			if pe := (*PermissionError)(nil); errors.As(err, &pe) {
+				scan.Denied++
+				if scan.First == nil {
+					scan.First = err
+				}
 			}
+			continue // else exited, or a kernel thread being reaped
+		}
+		if !slices.ContainsFunc(inodes, func(ino []byte) bool { return bytes.Contains(buf.Bytes(), ino) }) {
 			continue
-		case err != nil:
-			continue // exited, or a kernel thread being reaped
+		}
+		maps, err := ParseMaps(&buf)
+		if err != nil {
+			continue
 		}
 		if slices.ContainsFunc(maps, func(m Mapping) bool { return slices.Contains(files, FileID{m.Dev, m.Inode}) }) {
 			pids = append(pids, pid)
