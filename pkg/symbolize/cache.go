@@ -1,10 +1,11 @@
 package symbolize
 
 import (
-	"container/list"
 	"fmt"
-	"sync"
+	"os"
 	"syscall"
+
+	"github.com/sdtkit/sdtkit/internal/lru"
 )
 
 // DefaultCacheBytes is the memory a Cache made with no bound keeps its
@@ -24,31 +25,20 @@ const DefaultCacheBytes = 256 << 20
 // keeps the Path of the first file it was read from. Objects handed out stay
 // valid after they are dropped. A Cache is safe for concurrent use.
 type Cache struct {
-	opts     Options
-	maxBytes int64
-
-	mu      sync.Mutex
-	used    int64
-	lru     list.List // of *cacheEntry, most recently used first
-	entries map[string]*list.Element
-}
-
-type cacheEntry struct {
-	key  string
-	obj  *Object
-	size int64
+	opts    Options
+	objects *lru.Cache[string, *Object] // by FileKey, charged their memSize
 }
 
 // NewCache returns a Cache that reads objects with opts (nil for the
 // defaults) and keeps about maxBytes of them, DefaultCacheBytes when
 // maxBytes is 0 or less.
 func NewCache(opts *Options, maxBytes int64) *Cache {
-	c := &Cache{maxBytes: maxBytes, entries: make(map[string]*list.Element)}
+	if maxBytes <= 0 {
+		maxBytes = DefaultCacheBytes
+	}
+	c := &Cache{objects: lru.New[string, *Object](maxBytes)}
 	if opts != nil {
 		c.opts = *opts
-	}
-	if c.maxBytes <= 0 {
-		c.maxBytes = DefaultCacheBytes
 	}
 	return c
 }
@@ -65,65 +55,42 @@ func (c *Cache) open(r ref) (*Object, error) {
 		return nil, err
 	}
 	defer f.Close()
-	key := "build-id:" + f.buildID
-	if f.buildID == "" {
-		st, err := f.f.Stat()
-		if err != nil {
-			return nil, fmt.Errorf("stat %s: %w", r.path, err)
-		}
-		sys, ok := st.Sys().(*syscall.Stat_t)
-		if !ok {
-			return f.load(&c.opts), nil
-		}
-		key = fmt.Sprintf("file:%d:%d:%d:%d", sys.Dev, sys.Ino, st.Size(), st.ModTime().UnixNano())
+	key, err := FileKey(f.f, f.buildID)
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", r.path, err)
 	}
-	if obj := c.get(key); obj != nil {
+	if key == "" {
+		return f.load(&c.opts), nil
+	}
+	if obj, ok := c.objects.Get(key); ok {
 		return obj, nil
 	}
 	obj := f.load(&c.opts)
-	c.put(key, obj)
+	c.objects.Add(key, obj, obj.memSize()) // unless read twice at once, or too large to keep
 	return obj, nil
 }
 
-func (c *Cache) get(key string) *Object {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
+// FileKey returns what names the build of the ELF file f, whose
+// build-id is buildID: "build-id:" and the build-id, or for a file
+// without one its device, inode, size and modification time; "" for a
+// file that cannot be told apart from others.
+func FileKey(f *os.File, buildID string) (string, error) {
+	if buildID != "" {
+		return "build-id:" + buildID, nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
-		return nil
+		return "", nil
 	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*cacheEntry).obj
-}
-
-func (c *Cache) put(key string, obj *Object) {
-	size := obj.memSize()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok || size > c.maxBytes {
-		return // read twice at once, or too large to keep
-	}
-	c.entries[key] = c.lru.PushFront(&cacheEntry{key: key, obj: obj, size: size})
-	c.used += size
-	for c.used > c.maxBytes {
-		e := c.lru.Back()
-		ce := e.Value.(*cacheEntry)
-		c.lru.Remove(e)
-		delete(c.entries, ce.key)
-		c.used -= ce.size
-	}
+	return fmt.Sprintf("file:%d:%d:%d:%d", sys.Dev, sys.Ino, st.Size(), st.ModTime().UnixNano()), nil
 }
 
 // Len returns the number of objects kept.
-func (c *Cache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
+func (c *Cache) Len() int { return c.objects.Len() }
 
 // Bytes returns the estimated memory of the objects kept.
-func (c *Cache) Bytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
-}
+func (c *Cache) Bytes() int64 { return c.objects.Cost() }

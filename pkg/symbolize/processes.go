@@ -1,9 +1,10 @@
 package symbolize
 
 import (
-	"container/list"
 	"sync"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/lru"
 )
 
 // refreshEvery is how often at most Processes reads a process's maps
@@ -19,15 +20,12 @@ const refreshEvery = 100 * time.Millisecond
 // its addresses unsymbolized. Processes is safe for concurrent use.
 type Processes struct {
 	cache *Cache
-	max   int
 
-	mu    sync.Mutex
-	procs map[int]*list.Element // of *procEntry
-	lru   list.List             // most recently used first
+	mu    sync.Mutex                  // held while a Process is used
+	procs *lru.Cache[int, *procEntry] // by pid
 }
 
 type procEntry struct {
-	pid     int
 	p       *Process // nil: the process could not be read
 	refresh time.Time
 }
@@ -35,7 +33,7 @@ type procEntry struct {
 // NewProcesses returns Processes that read objects through cache and
 // keep at most n processes (1 at least).
 func NewProcesses(cache *Cache, n int) *Processes {
-	return &Processes{cache: cache, max: max(n, 1), procs: map[int]*list.Element{}}
+	return &Processes{cache: cache, procs: lru.New[int, *procEntry](int64(max(n, 1)))}
 }
 
 // Frames appends to dst the frames of the addresses of process pid and
@@ -70,30 +68,19 @@ func (ps *Processes) Frames(dst []Frame, pid int, addrs []uint64) []Frame {
 
 // Forget drops what is kept of process pid, which has exited.
 func (ps *Processes) Forget(pid int) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if el, ok := ps.procs[pid]; ok {
-		ps.lru.Remove(el)
-		delete(ps.procs, pid)
-	}
+	ps.procs.Remove(pid)
 }
 
 // entry returns the entry of pid, made now if there is none.
 func (ps *Processes) entry(pid int) *procEntry {
-	if el, ok := ps.procs[pid]; ok {
-		ps.lru.MoveToFront(el)
-		return el.Value.(*procEntry)
+	if e, ok := ps.procs.Get(pid); ok {
+		return e
 	}
-	e := &procEntry{pid: pid}
+	e := &procEntry{}
 	if p, err := NewProcess(pid, ps.cache); err == nil {
 		e.p = p
 	}
-	ps.procs[pid] = ps.lru.PushFront(e)
-	for ps.lru.Len() > ps.max {
-		last := ps.lru.Back()
-		ps.lru.Remove(last)
-		delete(ps.procs, last.Value.(*procEntry).pid)
-	}
+	ps.procs.Add(pid, e, 1)
 	return e
 }
 

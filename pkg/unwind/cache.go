@@ -1,13 +1,11 @@
 package unwind
 
 import (
-	"container/list"
 	"debug/elf"
 	"fmt"
 	"os"
-	"sync"
-	"syscall"
 
+	"github.com/sdtkit/sdtkit/internal/lru"
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
 
@@ -21,17 +19,7 @@ const DefaultCacheBytes = 128 << 20
 // read once. The least recently used are dropped once the tables hold
 // more than the bound. A Cache is safe for concurrent use.
 type Cache struct {
-	maxBytes int64
-
-	mu      sync.Mutex
-	used    int64
-	lru     list.List // of *tableEntry, most recently used first
-	entries map[string]*list.Element
-}
-
-type tableEntry struct {
-	key string
-	t   *Table
+	tables *lru.Cache[string, *Table] // by symbolize.FileKey, charged their size
 }
 
 // NewCache returns a Cache that keeps about maxBytes of tables,
@@ -40,7 +28,7 @@ func NewCache(maxBytes int64) *Cache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultCacheBytes
 	}
-	return &Cache{maxBytes: maxBytes, entries: map[string]*list.Element{}}
+	return &Cache{tables: lru.New[string, *Table](maxBytes)}
 }
 
 // Open returns the Table of the ELF file at path, read anew only when
@@ -55,60 +43,23 @@ func (c *Cache) Open(path string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unwind: %s: %w", path, err)
 	}
-	key := "build-id:" + symbolize.BuildID(ef)
-	if key == "build-id:" {
-		st, err := f.Stat()
-		if err != nil {
-			return nil, fmt.Errorf("unwind: %w", err)
-		}
-		sys, _ := st.Sys().(*syscall.Stat_t)
-		if sys == nil {
-			return NewTable(ef)
-		}
-		key = fmt.Sprintf("file:%d:%d:%d:%d", sys.Dev, sys.Ino, st.Size(), st.ModTime().UnixNano())
+	key, err := symbolize.FileKey(f, symbolize.BuildID(ef))
+	if err != nil {
+		return nil, fmt.Errorf("unwind: %w", err)
 	}
-	if t := c.get(key); t != nil {
+	if key == "" {
+		return NewTable(ef)
+	}
+	if t, ok := c.tables.Get(key); ok {
 		return t, nil
 	}
 	t, err := NewTable(ef)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, path)
 	}
-	c.put(key, t)
+	c.tables.Add(key, t, t.size())
 	return t, nil
 }
 
-func (c *Cache) get(key string) *Table {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok {
-		return nil
-	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*tableEntry).t
-}
-
-func (c *Cache) put(key string, t *Table) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok || t.size() > c.maxBytes {
-		return
-	}
-	c.entries[key] = c.lru.PushFront(&tableEntry{key, t})
-	c.used += t.size()
-	for c.used > c.maxBytes {
-		e := c.lru.Back()
-		te := e.Value.(*tableEntry)
-		c.lru.Remove(e)
-		delete(c.entries, te.key)
-		c.used -= te.t.size()
-	}
-}
-
 // Len returns the number of tables kept.
-func (c *Cache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
+func (c *Cache) Len() int { return c.tables.Len() }

@@ -2,11 +2,12 @@ package unwind
 
 import (
 	"cmp"
-	"container/list"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/sdtkit/sdtkit/internal/lru"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
@@ -116,16 +117,13 @@ func (p *Process) mapping(pc uint64) *process.Mapping {
 // concurrent use.
 type Processes struct {
 	cache *Cache
-	max   int
 
-	mu    sync.Mutex
-	procs map[int]*list.Element // of *procEntry
-	lru   list.List
+	mu    sync.Mutex                  // held while a Process is used
+	procs *lru.Cache[int, *procEntry] // by pid
 }
 
 type procEntry struct {
-	pid int
-	p   *Process // nil: the process could not be read
+	p *Process // nil: the process could not be read
 }
 
 // NewProcesses returns Processes that read tables through cache (nil: a
@@ -134,7 +132,7 @@ func NewProcesses(cache *Cache, n int) *Processes {
 	if cache == nil {
 		cache = NewCache(0)
 	}
-	return &Processes{cache: cache, max: max(n, 1), procs: map[int]*list.Element{}}
+	return &Processes{cache: cache, procs: lru.New[int, *procEntry](int64(max(n, 1)))}
 }
 
 // Unwind appends to dst the return addresses of the stack st of process
@@ -159,28 +157,17 @@ func (ps *Processes) Unwind(dst []uint64, pid int, st *Stack, max int) []uint64 
 
 // Forget drops what is kept of process pid.
 func (ps *Processes) Forget(pid int) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if el, ok := ps.procs[pid]; ok {
-		ps.lru.Remove(el)
-		delete(ps.procs, pid)
-	}
+	ps.procs.Remove(pid)
 }
 
 func (ps *Processes) entry(pid int) *procEntry {
-	if el, ok := ps.procs[pid]; ok {
-		ps.lru.MoveToFront(el)
-		return el.Value.(*procEntry)
+	if e, ok := ps.procs.Get(pid); ok {
+		return e
 	}
-	e := &procEntry{pid: pid}
+	e := &procEntry{}
 	if p, err := NewProcess(pid, ps.cache); err == nil {
 		e.p = p
 	}
-	ps.procs[pid] = ps.lru.PushFront(e)
-	for ps.lru.Len() > ps.max {
-		last := ps.lru.Back()
-		ps.lru.Remove(last)
-		delete(ps.procs, last.Value.(*procEntry).pid)
-	}
+	ps.procs.Add(pid, e, 1)
 	return e
 }
