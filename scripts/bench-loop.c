@@ -7,7 +7,9 @@
  * fires bench:begin(i) then bench:end(i) instead, a pair for latencies
  * (scripts/bench-agg); with "str", bench:str(i, s), s a string literal
  * (scripts/bench-stream --base); with "threads T", bench:hit N times in
- * each of T threads at once, the many producers of scripts/bench-stream.
+ * each of T threads at once, the many producers of scripts/bench-stream;
+ * with "deep D", bench:hit N times from a function D calls below main,
+ * for stacks of some depth (scripts/bench-ustack).
  * The output is one line: the iterations (of every thread), the
  * nanoseconds the loop took (from the threads' common start to the last
  * one's end), those per iteration, and the nanoseconds of CPU time spent
@@ -15,7 +17,7 @@
  * the thread (by the process with threads) (scripts/bench-site): unlike
  * the first, unaffected by the other work of a busy machine.
  *
- * usage: bench-loop N [pairs | str | threads T]
+ * usage: bench-loop N [pairs | str | threads T | deep D]
  */
 #include <pthread.h>
 #include <signal.h>
@@ -38,11 +40,26 @@ static void *hits(void *arg)
 	return NULL;
 }
 
+/* deep calls itself d times, then fires bench:hit n times. */
+__attribute__((noinline)) static long deep(int d)
+{
+	long r = 0;
+
+	if (d > 0)
+		r = deep(d - 1);
+	else
+		for (long i = 0; i < n; i++)
+			DTRACE_PROBE3(bench, hit, i, i * 2, i * 3);
+	__asm__ volatile("" : "+r"(r)); /* a call, not a jump or a loop */
+	return r + 1;
+}
+
 int main(int argc, char **argv)
 {
 	int str = argc > 2 && strcmp(argv[2], "str") == 0; /* bench:str instead */
 	int threads = argc > 3 && strcmp(argv[2], "threads") == 0 ? atoi(argv[3]) : 0;
-	int pairs = argc > 2 && !str && !threads; /* bench:begin and bench:end instead */
+	int depth = argc > 3 && strcmp(argv[2], "deep") == 0 ? atoi(argv[3]) : -1;
+	int pairs = argc > 2 && !str && !threads && depth < 0; /* bench:begin and bench:end instead */
 	clockid_t cpuclock = threads ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
 	struct timespec t0, t1, c0, c1;
 	pthread_t tid[1024];
@@ -68,7 +85,9 @@ int main(int argc, char **argv)
 		for (int t = 0; t < threads; t++)
 			pthread_join(tid[t], NULL);
 		n *= threads;
-	} else if (str)
+	} else if (depth >= 0)
+		deep(depth);
+	else if (str)
 		for (long i = 0; i < n; i++)
 			DTRACE_PROBE2(bench, str, i, "a string argument");
 	else if (pairs)

@@ -24,6 +24,10 @@
 // arm64 return addresses signed with pointer authentication are
 // stripped.
 //
+// A Table keeps the rows it has made, by address, up to a bound: the
+// stacks a probe sees are mostly the same few, whose frames then cost a
+// lookup each rather than a run of the FDE's instructions.
+//
 // Process places run-time addresses in the files a process maps and
 // gives their Tables, read once per build through a Cache; Processes
 // does so for many processes, as a tracer sees them.

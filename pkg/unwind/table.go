@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // A Table holds the call-frame information of one ELF file: its
@@ -24,7 +25,15 @@ type Table struct {
 
 	mu   sync.Mutex
 	cies map[cieKey]*cie
+
+	rowMu sync.Mutex
+	rows  map[uint64]*Row // by address: a stack seen again costs lookups only
 }
+
+// maxRows bounds the rows a Table keeps (a row is 1.6 KB): the return
+// addresses of the stacks a probe sees most are few. When it holds that
+// many, it starts over.
+const maxRows = 256
 
 type cieKey struct {
 	s   *frames
@@ -228,6 +237,38 @@ func (t *Table) cie(fr *frames, off int) (*cie, error) {
 // Row returns the rules that recover the caller's registers at pc, a
 // link-time address; it wraps ErrNoFDE when no FDE covers pc.
 func (t *Table) Row(pc uint64) (*Row, error) {
+	row, err := t.row(pc)
+	if err != nil {
+		return nil, err
+	}
+	r := *row // the kept row is shared
+	return &r, nil
+}
+
+// row returns the Row of pc, kept from an earlier call or kept for the
+// next; it must not be changed.
+func (t *Table) row(pc uint64) (*Row, error) {
+	t.rowMu.Lock()
+	row, ok := t.rows[pc]
+	t.rowMu.Unlock()
+	if ok {
+		return row, nil
+	}
+	row, err := t.newRow(pc)
+	if err != nil {
+		return nil, err
+	}
+	t.rowMu.Lock()
+	if len(t.rows) >= maxRows || t.rows == nil {
+		t.rows = make(map[uint64]*Row)
+	}
+	t.rows[pc] = row
+	t.rowMu.Unlock()
+	return row, nil
+}
+
+// newRow runs the instructions of the FDE that covers pc up to pc.
+func (t *Table) newRow(pc uint64) (*Row, error) {
 	f, err := t.fde(pc)
 	if err != nil {
 		return nil, fmt.Errorf("unwind: %w", err)
@@ -250,11 +291,11 @@ func (t *Table) Addr(off uint64) (uint64, bool) {
 	return 0, false
 }
 
-// size estimates the memory the table holds.
+// size estimates the memory the table holds, its rows at their most.
 func (t *Table) size() int64 {
 	var n int64
 	for _, fr := range t.frames {
 		n += int64(len(fr.data)) + int64(len(fr.index))*24
 	}
-	return n + 256
+	return n + 256 + maxRows*int64(unsafe.Sizeof(Row{}))
 }

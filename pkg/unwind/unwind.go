@@ -135,7 +135,7 @@ func Unwind(dst []uint64, m elf.Machine, st *Stack, tables Mapper, max int) ([]u
 // outermost frame or where the frame cannot be unwound.
 func step(a *arch, regs *regState, pc uint64, tables Mapper, mem func(uint64) (uint64, bool)) (regState, uint64, bool) {
 	if t, bias, ok := tables.Lookup(pc); ok {
-		row, err := t.Row(pc - bias)
+		row, err := t.row(pc - bias)
 		if err == nil {
 			next, ra, ok, undefined := applyRow(a, row, regs, mem)
 			if ok || undefined {
