@@ -13,11 +13,13 @@ const refreshEvery = 100 * time.Millisecond
 
 // Processes symbolizes the stacks of many processes, as a tracer sees
 // them: each pid gets a Process when it first has addresses to
-// symbolize, whose maps are read again, at most every 100 ms, when an
-// address lies in none of them (a library loaded, or code compiled,
-// since). At most n processes are kept, the least recently used
-// dropped first. A process that is gone before its first stack keeps
-// its addresses unsymbolized. Processes is safe for concurrent use.
+// symbolize, or at Refresh, whose maps are read again, at most every
+// 100 ms, when an address lies in none of them (a library loaded, or
+// code compiled, since), and at every Refresh. At most n processes are
+// kept, the least recently used dropped first. A process that is gone
+// before its maps were first read keeps its addresses unsymbolized;
+// one gone since keeps the maps last read. Processes is safe for
+// concurrent use.
 type Processes struct {
 	cache *Cache
 
@@ -64,6 +66,31 @@ func (ps *Processes) Frames(dst []Frame, pid int, addrs []uint64) []Frame {
 		dst = append(dst, e.p.Frame(a))
 	}
 	return dst
+}
+
+// Refresh reads the maps of process pid now, again or for the first
+// time, whether or not an address lies outside them: for a caller that
+// knows the process has just mapped files, such as a tracer that holds
+// it stopped in the dynamic loader. What is read stays for the stacks
+// of the process after it exits: its files are then read by their
+// paths (see Process).
+func (ps *Processes) Refresh(pid int) error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	e, ok := ps.procs.Get(pid)
+	if ok && e.p != nil {
+		return e.p.Refresh()
+	}
+	p, err := NewProcess(pid, ps.cache)
+	if err != nil {
+		return err
+	}
+	if ok {
+		e.p = p
+		return nil
+	}
+	ps.procs.Add(pid, &procEntry{p: p}, 1)
+	return nil
 }
 
 // Forget drops what is kept of process pid, which has exited.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -50,6 +51,41 @@ func TestProcesses(t *testing.T) {
 	ps.Forget(pid1)
 	if fs := ps.Frames(nil, 1<<30, []uint64{0x1234}); len(fs) != 1 || fs[0] != (symbolize.Frame{Addr: 0x1234}) {
 		t.Errorf("Frames of no process = %+v, want the address alone", fs)
+	}
+}
+
+// TestProcessesRefresh reads the maps of a process before it exits: its
+// addresses, libc's included, are symbolized once it has, where
+// Processes that first see it then keep them bare.
+func TestProcessesRefresh(t *testing.T) {
+	requireTools(t, "gcc")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"live.c": liveC})
+	run(t, dir, "gcc", "-O1", "-o", "live", "live.c")
+	prog := filepath.Join(dir, "live")
+	pid, addrs := startLive(t, prog)
+
+	ps := symbolize.NewProcesses(symbolize.NewCache(nil, 0), 4)
+	if err := ps.Refresh(pid); err != nil {
+		t.Fatalf("Refresh(%d): %v", pid, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitZombie(t, pid)
+	if err := ps.Refresh(pid); err == nil {
+		t.Errorf("Refresh(%d) of a zombie = nil, want an error", pid)
+	}
+	fs := ps.Frames(nil, pid, []uint64{addrs["inner"], addrs["getpid"]})
+	if len(fs) != 2 || fs[0].Sym != "inner" || fs[0].File != prog || fs[1].Sym == "" || !strings.Contains(fs[1].File, "libc") {
+		t.Errorf("Frames of a process exited since Refresh = %+v, want inner in %s and a symbol of libc", fs, prog)
+	}
+	fs = symbolize.NewProcesses(symbolize.NewCache(nil, 0), 4).Frames(nil, pid, []uint64{addrs["inner"]})
+	if len(fs) != 1 || fs[0] != (symbolize.Frame{Addr: addrs["inner"]}) {
+		t.Errorf("Frames of a process exited before its maps were read = %+v, want the address alone", fs)
+	}
+	if err := ps.Refresh(1 << 30); err == nil {
+		t.Errorf("Refresh of no process = nil, want an error")
 	}
 }
 

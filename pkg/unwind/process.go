@@ -3,12 +3,15 @@ package unwind
 import (
 	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/sdtkit/sdtkit/internal/lru"
+	"golang.org/x/sys/unix"
 
+	"github.com/sdtkit/sdtkit/internal/lru"
 	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
@@ -20,7 +23,11 @@ const refreshEvery = 100 * time.Millisecond
 // mapping of /proc/PID/maps that holds it and reads the Table of the
 // file mapped there through a Cache, the file opened through
 // /proc/PID/root or /proc/PID/map_files as package process names it.
-// A Process is not safe for concurrent use.
+// Once the process has exited, its maps are those last read, and a file
+// not read yet is opened by its path here, when that path names the
+// same file (device and inode); a file deleted or with no path (memfd)
+// is read with the maps, while it can be. A Process is not safe for concurrent
+// use.
 type Process struct {
 	pid     int
 	cache   *Cache
@@ -32,10 +39,12 @@ type Process struct {
 type devIno struct{ dev, ino uint64 }
 
 type procTable struct {
-	host string
-	t    *Table
-	err  error
-	read bool
+	host     string
+	path     string // as the process sees it
+	dev, ino uint64
+	t        *Table
+	err      error
+	read     bool
 }
 
 // NewProcess reads the maps of process pid; tables are read through
@@ -51,13 +60,18 @@ func NewProcess(pid int, cache *Cache) (*Process, error) {
 	return p, nil
 }
 
-// Refresh reads the maps of the process again; tables read are kept.
+// Refresh reads the maps of the process again; tables read are kept,
+// and so are the maps when the process has exited since.
 func (p *Process) Refresh() error {
 	maps, err := process.ReadMaps(p.pid)
 	if err != nil {
 		return fmt.Errorf("unwind: %w", err)
 	}
 	p.refresh = time.Now()
+	if len(maps) == 0 && len(p.maps) > 0 {
+		// A zombie, exited and not reaped yet, has no maps left.
+		return fmt.Errorf("unwind: process %d has exited", p.pid)
+	}
 	maps = slices.DeleteFunc(maps, func(m process.Mapping) bool { return !m.Executable() })
 	slices.SortFunc(maps, func(a, b process.Mapping) int { return cmp.Compare(a.Start, b.Start) })
 	p.maps = maps
@@ -69,7 +83,13 @@ func (p *Process) Refresh() error {
 			p.objects[k] = pt
 			continue
 		}
-		p.objects[k] = &procTable{host: o.HostPath}
+		pt := &procTable{host: o.HostPath, path: o.Path, dev: o.Dev, ino: o.Inode}
+		if o.Mappings[0].Deleted() {
+			// A file deleted or with no path (memfd) cannot be
+			// opened once the process is gone: it is read now.
+			p.open(pt)
+		}
+		p.objects[k] = pt
 	}
 	return nil
 }
@@ -89,10 +109,7 @@ func (p *Process) Lookup(pc uint64) (*Table, uint64, bool) {
 	if pt == nil {
 		return nil, 0, false
 	}
-	if !pt.read {
-		pt.t, pt.err = p.cache.Open(pt.host)
-		pt.read = true
-	}
+	p.open(pt)
 	if pt.t == nil {
 		return nil, 0, false
 	}
@@ -101,6 +118,34 @@ func (p *Process) Lookup(pc uint64) (*Table, uint64, bool) {
 		return nil, 0, false
 	}
 	return pt.t, pc - addr, true
+}
+
+// open reads the table of pt the first time it is called: through the
+// process or, once it has exited (/proc/PID/root is gone with it), by
+// its path here when that is the same file.
+func (p *Process) open(pt *procTable) {
+	if pt.read {
+		return
+	}
+	pt.read = true
+	pt.t, pt.err = p.cache.Open(pt.host)
+	if pt.err != nil && p.gone() && sameFile(pt.path, pt.dev, pt.ino) {
+		pt.t, pt.err = p.cache.Open(pt.path)
+	}
+}
+
+// gone reports whether the process has exited: its /proc directory is
+// no more, or holds a zombie whose files cannot be reached.
+func (p *Process) gone() bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d/root/", p.pid))
+	return err != nil
+}
+
+// sameFile reports whether path names, here, the file of device dev and
+// inode ino.
+func sameFile(path string, dev, ino uint64) bool {
+	var st unix.Stat_t
+	return filepath.IsAbs(path) && unix.Stat(path, &st) == nil && st.Dev == dev && st.Ino == ino
 }
 
 func (p *Process) mapping(pc uint64) *process.Mapping {
@@ -112,7 +157,8 @@ func (p *Process) mapping(pc uint64) *process.Mapping {
 }
 
 // Processes unwinds the stacks of many processes, as a tracer sees
-// them: each pid gets a Process at its first stack; at most n are kept,
+// them: each pid gets a Process at its first stack or at Refresh; at
+// most n are kept,
 // the least recently used dropped first. Processes is safe for
 // concurrent use.
 type Processes struct {
@@ -153,6 +199,29 @@ func (ps *Processes) Unwind(dst []uint64, pid int, st *Stack, max int) []uint64 
 		return append(dst, st.PC)
 	}
 	return out
+}
+
+// Refresh reads the maps of process pid now, again or for the first
+// time: for a caller that knows the process has just mapped files, such
+// as a tracer that holds it stopped in the dynamic loader. What is read
+// stays for the stacks of the process after it exits.
+func (ps *Processes) Refresh(pid int) error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	e, ok := ps.procs.Get(pid)
+	if ok && e.p != nil {
+		return e.p.Refresh()
+	}
+	p, err := NewProcess(pid, ps.cache)
+	if err != nil {
+		return err
+	}
+	if ok {
+		e.p = p
+		return nil
+	}
+	ps.procs.Add(pid, &procEntry{p: p}, 1)
+	return nil
 }
 
 // Forget drops what is kept of process pid.

@@ -1,0 +1,71 @@
+package unwind
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
+)
+
+// TestProcessesRefresh unwinds, and symbolizes, the stack chain.c copies
+// once the process has exited and been reaped: the maps Refresh read
+// while it ran stay, and its files are read by their paths. Processes
+// that read no maps while it ran give the probe's address alone.
+func TestProcessesRefresh(t *testing.T) {
+	fx := buildChain(t, false)
+	cmd := exec.Command(fx.exe)
+	cmd.Dir = fx.dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	snap := filepath.Join(fx.dir, "snap")
+	var b []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err = os.ReadFile(snap); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || len(b) < 24 {
+		t.Fatalf("no snapshot: %v (%d bytes)", err, len(b))
+	}
+	st := &Stack{Regs: Regs{PC: le(b), SP: le(b[8:]), FP: le(b[16:])}, Bytes: b[24:]}
+	pid := cmd.Process.Pid
+
+	ps := NewProcesses(nil, 4)
+	syms := symbolize.NewProcesses(symbolize.NewCache(nil, 0), 4)
+	for _, refresh := range []func(int) error{ps.Refresh, syms.Refresh} {
+		if err := refresh(pid); err != nil {
+			t.Fatalf("Refresh(%d): %v", pid, err)
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.Refresh(pid); err == nil {
+		t.Errorf("Refresh(%d) of a process reaped = nil, want an error", pid)
+	}
+
+	pcs := ps.Unwind(nil, pid, st, 64)
+	var names []string
+	for _, f := range syms.Frames(nil, pid, pcs) {
+		names = append(names, f.Sym)
+	}
+	want := "leaf;lib_inner;lib_mid;middle;outer;main;"
+	if got := strings.Join(names, ";"); !strings.HasPrefix(got, want) || len(names) < 7 || !strings.Contains(names[6], "libc_start") {
+		t.Errorf("stack of a process gone %s, want it to start %s and reach the C library's start", got, want)
+	}
+	if pcs := NewProcesses(nil, 4).Unwind(nil, pid, st, 64); len(pcs) != 1 || pcs[0] != st.PC {
+		t.Errorf("Unwind of a process gone, its maps never read = %#x, want the PC %#x alone", pcs, st.PC)
+	}
+}
