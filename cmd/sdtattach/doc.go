@@ -239,8 +239,15 @@ Each event is a line with these fields, in this order:
 	           found by build-id or debuglink, Go's pclntab, or a JIT's
 	           perf map); file and file_offset when a file is mapped
 	           there (as /proc/PID/maps names it); build_id when it has
-	           one. A process that exits before its first stack is
-	           symbolized keeps bare addresses.
+	           one. Stacks reach sdtattach up to 100 ms after the hit,
+	           and are symbolized by the maps of their process read at
+	           its first stack, when an address lies outside them, at
+	           attach for -p and -c, and, for -c, at each stop in the
+	           dynamic loader (see Commands): a process that has exited
+	           by then keeps the maps last read, its files read by
+	           their paths, so that the stacks of a -c command's last
+	           hits are whole, its libraries' frames included; those of
+	           a process seen first after its exit keep bare addresses.
 
 ts has 19 digits, more than a double holds exactly: jq 1.6 (Debian 12,
 Ubuntu 22.04) rounds it silently to a multiple of 256 ns, even in the
@@ -369,6 +376,17 @@ and once sdtattach has exited it lets the uprobe go and sends the
 command SIGCONT (with -f, every stopped process of the cgroup). Should
 the guard itself be killed, the uprobe goes with it: sdtattach says so,
 and traces on without following dlopen.
+
+With --ustack or --by ustack, sdtattach -c follows the dynamic loader
+so, with the BPF backend, even when every probe names its file: at
+each stop it reads the command's maps for its stacks, before the
+command runs on. The loader's stop once it has mapped the libraries of
+the command's start (libc among them) reads theirs, and each dlopen
+those of the libraries it maps, so that a command that exits within
+the time its last stacks take to reach sdtattach, as a short command
+does, has them symbolized whole. Code mapped otherwise than by the
+loader (a JIT's, a file the program maps itself) is symbolized only
+while the process lives.
 
 A probe of such a library gets --filter compiled for it, and its keys
 and value (--by, --hist ARG...) checked, when the library is loaded: a

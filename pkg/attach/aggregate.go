@@ -339,7 +339,7 @@ func (p *Plan) aggregateBPF(a *Aggregation) (*Aggregator, error) {
 	if err != nil {
 		return nil, err
 	}
-	follow := p.newFollower(prog)
+	follow := p.newFollower(prog, a.ByStack())
 	if err := p.attachTo(prog); err != nil {
 		follow.Stop()
 		return nil, err
@@ -412,6 +412,14 @@ func (a *Aggregator) prepare(id int, s *Site) error {
 
 func (a *Aggregator) publish([]*Site)   {}
 func (a *Aggregator) unpublish([]*Site) {}
+
+// remapped reads the maps of process pid again for its stacks, when
+// grouping by them (see grower).
+func (a *Aggregator) remapped(pid int) {
+	if a.stacks != nil {
+		a.stacks.see(pid)
+	}
+}
 
 // An aggSource is where the entries of an Aggregator come from: the BPF
 // program that aggregates in the kernel, or events folded as it would.

@@ -80,11 +80,12 @@ func newStackNamer(pid int, debugDirs []string) *stackNamer {
 	return n
 }
 
-// see reads the maps of process pid, when not 0, so that its stacks are
-// symbolized should it exit before the end of their interval.
+// see reads the maps of process pid, when not 0, now and again each
+// time it has mapped files, so that its stacks are symbolized should it
+// exit before the end of their interval.
 func (n *stackNamer) see(pid int) {
 	if pid != 0 {
-		n.syms.Frames(nil, pid, nil)
+		n.syms.Refresh(pid)
 	}
 }
 

@@ -67,7 +67,12 @@ type Options struct {
 	// objects, attaches to the sites of the PROVIDER:NAME specifications
 	// in the objects mapped since, and lets it run on (see the package
 	// documentation). The Plan grows while the Tracer runs: read it once
-	// the Tracer is stopped.
+	// the Tracer is stopped. With UStack, or an Aggregation by the user
+	// stack, it follows the loader even when every specification names
+	// its file, and reads the process's maps at each stop for its
+	// stacks, so that a process that exits before its last stacks are
+	// read (a short command) has them symbolized, its libraries' frames
+	// included (see Tracer.Stack).
 	Dlopen bool
 	// Types, when not nil, names and types the arguments of the probes
 	// it describes; events of those probes carry named fields.
@@ -335,27 +340,31 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		return nil, err
 	}
 	var syms *symbolize.Processes
+	var unwinder *unwind.Processes
 	if o.UStack > 0 {
 		syms = symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: o.DebugDirs}, symbolize.DefaultCacheBytes), maxSymbolized)
-		if o.PID != 0 && o.Command == nil {
+		if o.UStackCopy > 0 {
+			unwinder = unwind.NewProcesses(nil, maxSymbolized)
+		}
+		if o.PID != 0 {
 			// Its maps now: it may be gone by the time its first
-			// stack is read. (A command stopped at its execve
-			// has not mapped its program yet.)
-			syms.Frames(nil, o.PID, nil)
+			// stack is read. A command stopped at its execve
+			// maps its program and the dynamic loader; its
+			// libraries are read at the loader's stops (see
+			// newFollower).
+			syms.Refresh(o.PID)
+			if unwinder != nil {
+				unwinder.Refresh(o.PID)
+			}
 		}
 	}
-	follow := p.newFollower(prog)
+	follow := p.newFollower(prog, o.UStack > 0)
 	if err := p.attachTo(prog); err != nil {
 		follow.Stop()
 		return nil, err
 	}
 	p.noteByAddress(prog, follow)
-	t := newBPFTracer(prog, p, follow)
-	t.syms = syms
-	if o.UStackCopy > 0 {
-		t.src.(*bpfEvents).unwinder = unwind.NewProcesses(nil, maxSymbolized)
-	}
-	return t, nil
+	return newBPFTracer(prog, p, follow, syms, unwinder), nil
 }
 
 // following reports whether the plan follows the libraries its process
@@ -384,6 +393,17 @@ func (p *Plan) relocating(prog *bpf.Program) bool {
 	return prog.ByAddress() && p.opts.Dlopen && p.opts.PID != 0
 }
 
+// remapping reports whether the plan follows the dynamic loader of its
+// process for the maps its stacks are symbolized by, when it takes
+// stacks: with Options.Dlopen, a command stopped at its execve maps its
+// libraries once it runs, as libc and the others at its start, and may
+// exit within the time its last events take to be read, when its maps
+// can no longer be: those are read while the loader holds it stopped,
+// at each change to the loader's list of objects.
+func (p *Plan) remapping() bool {
+	return p.opts.Dlopen && p.opts.PID != 0
+}
+
 // noteByAddress tells Options.Warn that BackendAuto chose the BPF
 // program on a kernel without BPF cookies, where it tells the sites
 // apart by their address, and, with any backend, of the files whose
@@ -405,10 +425,11 @@ func (p *Plan) noteByAddress(prog *bpf.Program, follow *dlopen.Follower) {
 // follow (a static program without _dl_debug_state), or when following
 // fails, which takes nothing away from the sites planned (Options.Warn
 // says why). It follows them also when prog needs their addresses (see
-// relocating). It is made before the command of Options.OnAttached runs.
-func (p *Plan) newFollower(prog *bpf.Program) *dlopen.Follower {
+// relocating), and when stacks are taken (see remapping). It is made
+// before the command of Options.OnAttached runs.
+func (p *Plan) newFollower(prog *bpf.Program, stacks bool) *dlopen.Follower {
 	o := &p.opts
-	if !p.following() && !p.relocating(prog) {
+	if !p.following() && !p.relocating(prog) && !(stacks && p.remapping()) {
 		return nil
 	}
 	f, err := newDlopenFollower(p)

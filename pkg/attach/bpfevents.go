@@ -11,6 +11,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/dlopen"
 	"github.com/sdtkit/sdtkit/pkg/hit"
+	"github.com/sdtkit/sdtkit/pkg/symbolize"
 	"github.com/sdtkit/sdtkit/pkg/unwind"
 )
 
@@ -31,7 +32,10 @@ type bpfEvents struct {
 	// noted are, by site number, the arguments whose being unreadable
 	// was given to Options.Warn.
 	noted []hit.ArgMask
-	// unwinder, with Options.UStackCopy, unwinds the stacks copied.
+	// syms, with Options.UStack, symbolizes the stacks (see
+	// Tracer.Stack); unwinder, with Options.UStackCopy, unwinds the
+	// stacks copied. Nil without.
+	syms     *symbolize.Processes
 	unwinder *unwind.Processes
 
 	stopOnce  sync.Once
@@ -49,18 +53,19 @@ type bpfEvents struct {
 }
 
 // newBPFTracer returns the Tracer of the program prog attached to the
-// sites of p, which follows the libraries loaded with follow when not
-// nil and stops by itself when the process of Options.PID exits (or
+// sites of p, whose stacks syms symbolizes and unwinder unwinds when
+// not nil, which follows the libraries loaded with follow when not nil
+// and stops by itself when the process of Options.PID exits (or
 // Options.Until is closed).
-func newBPFTracer(prog *bpf.Program, p *Plan, follow *dlopen.Follower) *Tracer {
+func newBPFTracer(prog *bpf.Program, p *Plan, follow *dlopen.Follower, syms *symbolize.Processes, unwinder *unwind.Processes) *Tracer {
 	e := newBPFEvents(p)
-	e.prog = prog
+	e.prog, e.syms, e.unwinder = prog, syms, unwinder
 	if follow != nil {
 		e.dlopen = follow
 		p.follow(follow, prog, e)
 	}
 	stopOnExit(&p.opts, e.closing, e.Stop)
-	return &Tracer{src: e, plan: p}
+	return &Tracer{src: e, plan: p, syms: syms}
 }
 
 // newBPFEvents returns the events of plan p with no program yet.
@@ -100,6 +105,17 @@ func (e *bpfEvents) publish(sites []*Site) {
 	cur := *e.sites.Load()
 	grown := append(cur[:len(cur):len(cur)], sites...)
 	e.sites.Store(&grown)
+}
+
+// remapped reads the maps of process pid again for its stacks (see
+// grower).
+func (e *bpfEvents) remapped(pid int) {
+	if e.syms != nil {
+		e.syms.Refresh(pid)
+	}
+	if e.unwinder != nil {
+		e.unwinder.Refresh(pid)
+	}
 }
 
 // unpublish forgets the sites publish added last.

@@ -35,6 +35,11 @@ type grower interface {
 	// attach, unpublish forgets them.
 	publish(sites []*Site)
 	unpublish(sites []*Site)
+	// remapped has the symbolizers of the stacks of process pid, which
+	// is stopped in the dynamic loader, read its maps again before it
+	// runs on: it may have mapped libraries, and may exit before its
+	// stacks are read.
+	remapped(pid int)
 }
 
 // newDlopenFollower follows the loads of the process of Options.PID
@@ -52,10 +57,12 @@ func newDlopenFollower(p *Plan) (*dlopen.Follower, error) {
 }
 
 // follow has f, made by newDlopenFollower, attach with prog the probes
-// of the libraries loaded, for g: at each stop it relocates prog (see
+// of the libraries loaded, for g: at each stop it has g read the maps
+// of the process again (see grower), relocates prog (see
 // bpf.Program.Relocate) and grows the plan by the probes found.
 func (p *Plan) follow(f *dlopen.Follower, prog *bpf.Program, g grower) {
 	f.Start(p.Probes, func(pid int, probes []*probe.Probe) {
+		g.remapped(pid)
 		relocated := func(err error) {
 			if err != nil {
 				f.Warn(fmt.Errorf("process %d: %w; the probes of the files it maps anew may miss hits", pid, err))

@@ -78,9 +78,11 @@ const maxSymbolized = 1024
 // Stack returns the frames of ev's user stack (Options.UStack),
 // innermost first, symbolized in its process as package symbolize
 // does: nil when the Tracer takes no stacks. The process's maps are read
-// at its first stack, and again for an address in none of them; a
-// process gone before its first stack has been read keeps its bare
-// addresses.
+// at its first stack, and again for an address in none of them; those
+// of Options.PID when attached, and with Options.Dlopen at each stop in
+// its dynamic loader, where it has mapped libraries (see Plan.Attach).
+// A process that has exited keeps the maps last read, and one gone
+// before they were read keeps its bare addresses.
 func (t *Tracer) Stack(ev *Event) []symbolize.Frame {
 	if t.syms == nil {
 		return nil
