@@ -433,7 +433,11 @@ func (p *Plan) newFollower(prog *bpf.Program, stacks bool) *dlopen.Follower {
 		return nil
 	}
 	f, err := newDlopenFollower(p)
-	if err != nil {
+	switch {
+	case err == nil:
+	case !p.following() && stacks:
+		p.warn(fmt.Errorf("%w; the frames of the libraries process %d maps keep bare addresses should it exit before its stacks are read", err, o.PID))
+	default:
 		p.warn(fmt.Errorf("%w; PROVIDER:NAME is not searched in the libraries process %d loads later", err, o.PID))
 	}
 	return f
