@@ -17,6 +17,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
+	"github.com/cilium/ebpf/rlimit"
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 	"github.com/sdtkit/sdtkit/pkg/fixture"
@@ -37,12 +38,7 @@ func (s started) Write(b []byte) (int, error) {
 // it prints.
 func count(t *testing.T, args []string, fire func()) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skipf("requires root (euid %d)", os.Geteuid())
-	}
-	if err := features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie); errors.Is(err, ebpf.ErrNotSupported) {
-		t.Skipf("requires kernel 5.15 (due to missing BPF cookies): %v", err)
-	}
+	requireCookies(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout bytes.Buffer
@@ -60,6 +56,27 @@ func count(t *testing.T, args []string, fire func()) string {
 		t.Fatalf("usdtcount %s: %v", strings.Join(args, " "), err)
 	}
 	return stdout.String()
+}
+
+// requireCookies skips unless run as root on a kernel with BPF cookies,
+// which package usdt and libbpf need to attach to a position-independent
+// program in every process. Before the kernel is probed, the limit on
+// locked memory is lifted: kernels before 5.11 charge BPF objects to
+// it, and a probe that cannot load its program says nothing of cookies.
+func requireCookies(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skipf("requires root (euid %d)", os.Geteuid())
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		t.Fatal(err)
+	}
+	switch err := features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie); {
+	case errors.Is(err, ebpf.ErrNotSupported):
+		t.Skipf("requires kernel 5.15 (due to missing BPF cookies): %v", err)
+	case err != nil:
+		t.Fatalf("probe BPF cookies: %v", err)
+	}
 }
 
 // TestFixture counts the hits of a probe shaped as python's

@@ -80,9 +80,10 @@ func text(ev *Event) string {
 }
 
 // TestByAddress checks the events of a PIE and of its shared library,
-// in a process given by pid and in a command, and of a program that is
-// not position-independent by path, with the sites told apart by
-// address as by cookie: the same values.
+// in a process given by pid, in a command and in the processes of its
+// cgroup, forked ones that execute no program included, and of a
+// program that is not position-independent by path, with the sites told
+// apart by address as by cookie: the same values.
 func TestByAddress(t *testing.T) {
 	testenv.RequireUprobes(t)
 	prog := buildProg(t)
@@ -146,40 +147,21 @@ func TestByAddress(t *testing.T) {
 		t.Run("cgroup", func(t *testing.T) {
 			// Two processes of the command's cgroup run the PIE at
 			// once, each mapping it and its library where it will.
-			if cg, err := launch.NewCgroup("attach-test-probe-*"); err != nil {
-				t.Skipf("requires a writable cgroup v2 (%v)", err)
-			} else {
-				cg.Remove()
-			}
-			lib := filepath.Join(filepath.Dir(prog), "libwork.so")
-			cmd, err := launch.Start([]string{"sh", "-c", `"$0" 3 20 & "$0" 3 20; wait`, prog}, &launch.Options{OwnCgroup: "attach-test-"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.End(nil, nil)
-			tr, err := Open(ctx, specs(t, prog+":p:tick", lib+":work:call"), &Options{Command: cmd, Dlopen: true, Backend: BackendBPF})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := make(map[uint32][]string)
-			err = tr.Run(ctx, func(ev *Event) error {
-				got[ev.PID] = append(got[ev.PID], text(ev))
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := []string{"p:tick [1]", "work:call [10]", "p:tick [2]", "work:call [20]", "p:tick [3]", "work:call [30]"}
+			got := cgroupEvents(t, prog, `"$0" 3 20 & "$0" 3 20; wait`)
 			if len(got) != 2 {
 				t.Errorf("events of %d processes, want 2: %v", len(got), got)
 			}
-			for pid, evs := range got {
-				if !slices.Equal(evs, want) {
-					t.Errorf("events of process %d %q, want %q", pid, evs, want)
-				}
-			}
-			if n := tr.Skipped(); n != 0 {
-				t.Errorf("Skipped() = %d, want 0", n)
+		})
+		t.Run("fork", func(t *testing.T) {
+			// The PIE forks a child that executes no program: the
+			// child maps the files where its parent did, and hits
+			// the probes after its parent exited and another
+			// process of the cgroup started, whose stops in the
+			// loader forget the addresses of the parent.
+			mark := filepath.Join(t.TempDir(), "mark")
+			got := cgroupEvents(t, prog, `"$0" 3 20 fork "$1" && "$0" 3 20 mark "$1"`, mark)
+			if len(got) != 3 {
+				t.Errorf("events of %d processes, want 3 (parent, child, the next): %v", len(got), got)
 			}
 		})
 		t.Run("path", func(t *testing.T) {
@@ -208,6 +190,49 @@ func TestByAddress(t *testing.T) {
 			}
 		})
 	})
+}
+
+// cgroupEvents runs script, a command of sh -c whose $0 is prog and
+// whose $1... are args, in a cgroup of its own, traces p:tick of prog and
+// work:call of its library in the cgroup, and returns the events by
+// process. It fails t unless each process had a tick and a call for 1,
+// 2 and 3, in order, and no hit was skipped.
+func cgroupEvents(t *testing.T, prog, script string, args ...string) map[uint32][]string {
+	t.Helper()
+	if cg, err := launch.NewCgroup("attach-test-probe-*"); err != nil {
+		t.Skipf("requires a writable cgroup v2 (%v)", err)
+	} else {
+		cg.Remove()
+	}
+	ctx := context.Background()
+	lib := filepath.Join(filepath.Dir(prog), "libwork.so")
+	cmd, err := launch.Start(append([]string{"sh", "-c", script, prog}, args...), &launch.Options{OwnCgroup: "attach-test-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.End(nil, nil)
+	tr, err := Open(ctx, specs(t, prog+":p:tick", lib+":work:call"), &Options{Command: cmd, Dlopen: true, Backend: BackendBPF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[uint32][]string)
+	err = tr.Run(ctx, func(ev *Event) error {
+		got[ev.PID] = append(got[ev.PID], text(ev))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"p:tick [1]", "work:call [10]", "p:tick [2]", "work:call [20]", "p:tick [3]", "work:call [30]"}
+	for pid, evs := range got {
+		if !slices.Equal(evs, want) {
+			t.Errorf("events of process %d %q, want %q", pid, evs, want)
+		}
+	}
+	if n := tr.Skipped(); n != 0 {
+		t.Errorf("Skipped() = %d, want 0", n)
+	}
+	return got
 }
 
 // TestByAddressRefused checks that, by address, a PIE traced by path in

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sdtkit/sdtkit/internal/testdlopen"
 	"github.com/sdtkit/sdtkit/pkg/dlopen"
@@ -22,7 +23,10 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-// start starts path with args, and kills it when the test ends.
+// start starts path with args, and kills it when the test ends. It
+// returns once the process runs path: Start may return before
+// /proc/PID/exe names the program executed (seen on Linux 6.1 under
+// qemu), and until then the process is the test's own executable.
 func start(t *testing.T, path string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(path, args...)
@@ -30,7 +34,19 @@ func start(t *testing.T, path string, args ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd
+	want, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/exe"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if fi, err := os.Stat(exe); err == nil && os.SameFile(fi, want) {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d does not run %s within 10s", cmd.Process.Pid, path)
+		}
+	}
 }
 
 // TestLoader checks that the loader of a dynamically linked program is

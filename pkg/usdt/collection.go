@@ -37,16 +37,20 @@ type Collection struct {
 // BPF_USDT_MAX_SPEC_CNT give fewer. opts, which may be nil, are those of
 // ebpf.NewCollectionWithOptions. spec is not changed.
 func LoadCollection(spec *ebpf.CollectionSpec, probes []Probe, opts *ebpf.CollectionOptions) (*Collection, error) {
+	// What the arguments lack is said on every kernel.
+	for _, p := range probes {
+		if spec.Programs[p.Program] == nil {
+			return nil, fmt.Errorf("load collection: no program %q", p.Program)
+		}
+		if p.Path == "" && (p.Options == nil || p.Options.PID == 0) {
+			return nil, fmt.Errorf("load collection: %s: no file and no process", p.Program)
+		}
+	}
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, fmt.Errorf("load collection: %w", err)
 	}
 	if err := checkKernel(); err != nil {
 		return nil, fmt.Errorf("load collection: %w", err)
-	}
-	for _, p := range probes {
-		if spec.Programs[p.Program] == nil {
-			return nil, fmt.Errorf("load collection: no program %q", p.Program)
-		}
 	}
 	c := &Collection{}
 	fail := func(err error) (*Collection, error) {
@@ -66,9 +70,6 @@ func LoadCollection(spec *ebpf.CollectionSpec, probes []Probe, opts *ebpf.Collec
 		}
 		if o.Warn == nil {
 			o.Warn = func(error) {}
-		}
-		if p.Path == "" && o.PID == 0 {
-			return fail(fmt.Errorf("%s: no file and no process", p.Program))
 		}
 		l := &Link{cookie: o.Cookie, warn: o.Warn}
 		c.Links = append(c.Links, l)
