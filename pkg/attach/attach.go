@@ -339,25 +339,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
-	var syms *symbolize.Processes
-	var unwinder *unwind.Processes
-	if o.UStack > 0 {
-		syms = symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: o.DebugDirs}, symbolize.DefaultCacheBytes), maxSymbolized)
-		if o.UStackCopy > 0 {
-			unwinder = unwind.NewProcesses(nil, maxSymbolized)
-		}
-		if o.PID != 0 {
-			// Its maps now: it may be gone by the time its first
-			// stack is read. A command stopped at its execve
-			// maps its program and the dynamic loader; its
-			// libraries are read at the loader's stops (see
-			// newFollower).
-			syms.Refresh(o.PID)
-			if unwinder != nil {
-				unwinder.Refresh(o.PID)
-			}
-		}
-	}
+	syms, unwinder := p.stackReaders()
 	follow := p.newFollower(prog, o.UStack > 0)
 	if err := p.attachTo(prog); err != nil {
 		follow.Stop()
@@ -365,6 +347,41 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	}
 	p.noteByAddress(prog, follow)
 	return newBPFTracer(prog, p, follow, syms, unwinder), nil
+}
+
+// stackReaders returns, with Options.UStack, what symbolizes the stacks
+// and, with Options.UStackCopy, what unwinds the copies of the stacks;
+// nil without.
+func (p *Plan) stackReaders() (*symbolize.Processes, *unwind.Processes) {
+	o := &p.opts
+	if o.UStack == 0 {
+		return nil, nil
+	}
+	syms := symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: o.DebugDirs}, symbolize.DefaultCacheBytes), maxSymbolized)
+	var unwinder *unwind.Processes
+	if o.UStackCopy > 0 {
+		unwinder = unwind.NewProcesses(nil, maxSymbolized)
+	}
+	if o.PID != 0 {
+		// Its maps now: it may be gone by the time its first stack is
+		// read. A command stopped at its execve maps its program and
+		// the dynamic loader; with the BPF backend, its libraries are
+		// read at the loader's stops (see newFollower).
+		syms.Refresh(o.PID)
+		if unwinder != nil {
+			unwinder.Refresh(o.PID)
+		}
+	}
+	return syms, unwinder
+}
+
+// unwindCopy sets the stack of ev, with the BPF backend or uprobe
+// events, from the copy of the user stack it carries, unwound by u, at
+// most Options.UStack frames.
+func (p *Plan) unwindCopy(u *unwind.Processes, ev *Event) {
+	c := &ev.StackCopy
+	st := unwind.Stack{Regs: unwind.Regs{PC: c.Regs[0], SP: c.Regs[1], FP: c.Regs[2], LR: c.Regs[3]}, Bytes: c.Bytes}
+	ev.Stack = u.Unwind(ev.Stack[:0], int(ev.PID), &st, p.opts.UStack)
 }
 
 // following reports whether the plan follows the libraries its process
