@@ -82,8 +82,9 @@ type Options struct {
 	StringSize int
 	// UStack, when not 0, is the most frames of the thread's user stack
 	// each event carries (Event.Stack), up to MaxStack: walked in the
-	// kernel by the frame pointers (see package bpf), with the BPF
-	// backend, when streaming. Tracer.Stack and Stream symbolize them.
+	// kernel by the frame pointers, by the BPF program (see package bpf)
+	// or for the perf events of uprobe events (see package tracefs),
+	// when streaming. Tracer.Stack and Stream symbolize them.
 	UStack int
 	// UStackCopy, with UStack, takes the stacks by copying, at each
 	// hit, up to UStackCopy bytes of the user stack (MaxStackCopy at
@@ -91,6 +92,7 @@ type Options struct {
 	// the call-frame information of the code (.eh_frame), as perf's
 	// --call-graph dwarf does (see package unwind): code built without
 	// frame pointers unwinds right. A frame above the copy is left out.
+	// Both backends copy the stack; uprobe events on x86-64 and arm64.
 	UStackCopy int
 	// DebugDirs are the roots of separate debug files, searched for the
 	// symbols of stripped files as gdb searches them (see package
