@@ -215,7 +215,7 @@ func Open(sites []Site, o *TraceOptions) (*Tracer, error) {
 		wake:    -1,
 		stopped: make(chan struct{}),
 	}
-	if err := t.sampling(o); err != nil {
+	if err := t.setSampling(o); err != nil {
 		return nil, err
 	}
 	if err := t.open(sites, OwnerGroup(self), o); err != nil {
@@ -397,8 +397,8 @@ func (t *Tracer) enable(o *TraceOptions) error {
 	return nil
 }
 
-// sampling sets what the perf events sample, as o says.
-func (t *Tracer) sampling(o *TraceOptions) error {
+// setSampling sets what the perf events sample, as o says.
+func (t *Tracer) setSampling(o *TraceOptions) error {
 	if t.cgroup != 0 {
 		t.samp.Cgroup = 1
 	}
