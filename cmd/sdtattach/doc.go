@@ -110,7 +110,9 @@ killed. Flags may come before or after the probes:
 		binaries and libraries, gcc -O2 on x86-64) gives stacks that
 		miss frames or end early, and so does a probe in a function
 		that sets up no frame, whose caller is left out. Streaming only,
-		with the BPF backend; --by ustack groups aggregations by stack.
+		with either backend (with --backend tracefs, the kernel walks
+		them for the perf events, as perf record -g does); --by ustack
+		groups aggregations by stack, with the BPF backend.
 	--ustack=dwarf
 		Take the stacks as perf's --call-graph dwarf does: copy the
 		registers and the top of the user stack at each hit, and unwind
@@ -122,7 +124,9 @@ killed. Flags may come before or after the probes:
 		uprobe trap costs about 7 us, a hit took 1.2 to 2.8 times as
 		long as with --ustack (an 8 KiB copy per event), and sdtattach
 		about 6 times the CPU per event, so --ustack walks frame
-		pointers by default. --ustack=fp names the default.
+		pointers by default. --ustack=fp names the default. With
+		--backend tracefs the perf events copy the registers and the
+		stack (x86-64 and arm64), unwound here the same way.
 	--ustack-size BYTES
 		With --ustack=dwarf, copy at most BYTES of the stack at each hit
 		(default and most 8192, perf's default).
@@ -318,12 +322,15 @@ a warning, when the 4 bytes after the pointer are not 0 (a 64-bit kernel
 reads a pointer in memory as 8 bytes, and no fetch argument reads 4);
 events are in time order per CPU only; PROVIDER:NAME is not
 searched in the libraries a -c command loads later. -p, -c, -f, -n, -d,
---types, the argument types, --filter and --attach-only work as with
-BPF, and so do --count, --hist, --stats and --latency, with --by,
+--types, the argument types, --filter, --attach-only, --ustack (the
+user part of the perf events' callchain, PERF_SAMPLE_CALLCHAIN) and
+--ustack=dwarf (their copy of the stack and registers,
+PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER) work as with BPF, and so do --count, --hist, --stats and --latency, with --by,
 --interval, --max-keys and --listen: the same records, counted in
 sdtattach from every event rather than in the kernel (each hit costs its
 event, a ring buffer that overflows loses hits, which the summary
-counts, and --filter drops events in sdtattach, not in the kernel). A
+counts, and --filter drops events in sdtattach, not in the kernel),
+but for --by ustack, which groups in the kernel and takes BPF. A
 --latency pairs STARTs and ENDs in time order across CPUs: events are
 held back for 150 ms and sorted before they are paired.
 
@@ -386,7 +393,10 @@ those of the libraries it maps, so that a command that exits within
 the time its last stacks take to reach sdtattach, as a short command
 does, has them symbolized whole. Code mapped otherwise than by the
 loader (a JIT's, a file the program maps itself) is symbolized only
-while the process lives.
+while the process lives. --backend tracefs, which does not follow the
+loader, reads the command's maps at its start and again for an address
+in none of them: the frames of the libraries of a command that has
+exited before its stacks are read stay bare addresses.
 
 A probe of such a library gets --filter compiled for it, and its keys
 and value (--by, --hist ARG...) checked, when the library is loaded: a

@@ -14,9 +14,9 @@ import (
 )
 
 // ErrStackInKernel is the error of grouping by the user stack (the key
-// ustack) where the kernel cannot take stacks for the aggregation: with
-// the tracefs backend, whose uprobe events carry none, and in
-// AggregateEvents.
+// ustack) where the kernel does not aggregate: with the tracefs backend,
+// whose aggregations AggregateEvents makes here from the events, and
+// which does not group their stacks.
 var ErrStackInKernel = errors.New("the user stack is grouped by in the kernel, which takes the BPF backend")
 
 // ByStack reports whether a groups by the user stack (the key ustack).

@@ -82,8 +82,9 @@ type Options struct {
 	StringSize int
 	// UStack, when not 0, is the most frames of the thread's user stack
 	// each event carries (Event.Stack), up to MaxStack: walked in the
-	// kernel by the frame pointers (see package bpf), with the BPF
-	// backend, when streaming. Tracer.Stack and Stream symbolize them.
+	// kernel by the frame pointers, by the BPF program (see package bpf)
+	// or for the perf events of uprobe events (see package tracefs),
+	// when streaming. Tracer.Stack and Stream symbolize them.
 	UStack int
 	// UStackCopy, with UStack, takes the stacks by copying, at each
 	// hit, up to UStackCopy bytes of the user stack (MaxStackCopy at
@@ -91,6 +92,7 @@ type Options struct {
 	// the call-frame information of the code (.eh_frame), as perf's
 	// --call-graph dwarf does (see package unwind): code built without
 	// frame pointers unwinds right. A frame above the copy is left out.
+	// Both backends copy the stack; uprobe events on x86-64 and arm64.
 	UStackCopy int
 	// DebugDirs are the roots of separate debug files, searched for the
 	// symbols of stripped files as gdb searches them (see package
@@ -339,25 +341,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
-	var syms *symbolize.Processes
-	var unwinder *unwind.Processes
-	if o.UStack > 0 {
-		syms = symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: o.DebugDirs}, symbolize.DefaultCacheBytes), maxSymbolized)
-		if o.UStackCopy > 0 {
-			unwinder = unwind.NewProcesses(nil, maxSymbolized)
-		}
-		if o.PID != 0 {
-			// Its maps now: it may be gone by the time its first
-			// stack is read. A command stopped at its execve
-			// maps its program and the dynamic loader; its
-			// libraries are read at the loader's stops (see
-			// newFollower).
-			syms.Refresh(o.PID)
-			if unwinder != nil {
-				unwinder.Refresh(o.PID)
-			}
-		}
-	}
+	syms, unwinder := p.stackReaders()
 	follow := p.newFollower(prog, o.UStack > 0)
 	if err := p.attachTo(prog); err != nil {
 		follow.Stop()
@@ -365,6 +349,41 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 	}
 	p.noteByAddress(prog, follow)
 	return newBPFTracer(prog, p, follow, syms, unwinder), nil
+}
+
+// stackReaders returns, with Options.UStack, what symbolizes the stacks
+// and, with Options.UStackCopy, what unwinds the copies of the stacks;
+// nil without.
+func (p *Plan) stackReaders() (*symbolize.Processes, *unwind.Processes) {
+	o := &p.opts
+	if o.UStack == 0 {
+		return nil, nil
+	}
+	syms := symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: o.DebugDirs}, symbolize.DefaultCacheBytes), maxSymbolized)
+	var unwinder *unwind.Processes
+	if o.UStackCopy > 0 {
+		unwinder = unwind.NewProcesses(nil, maxSymbolized)
+	}
+	if o.PID != 0 {
+		// Its maps now: it may be gone by the time its first stack is
+		// read. A command stopped at its execve maps its program and
+		// the dynamic loader; with the BPF backend, its libraries are
+		// read at the loader's stops (see newFollower).
+		syms.Refresh(o.PID)
+		if unwinder != nil {
+			unwinder.Refresh(o.PID)
+		}
+	}
+	return syms, unwinder
+}
+
+// unwindCopy sets the stack of ev, with the BPF backend or uprobe
+// events, from the copy of the user stack it carries, unwound by u, at
+// most Options.UStack frames.
+func (p *Plan) unwindCopy(u *unwind.Processes, ev *Event) {
+	c := &ev.StackCopy
+	st := unwind.Stack{Regs: unwind.Regs{PC: c.Regs[0], SP: c.Regs[1], FP: c.Regs[2], LR: c.Regs[3]}, Bytes: c.Bytes}
+	ev.Stack = u.Unwind(ev.Stack[:0], int(ev.PID), &st, p.opts.UStack)
 }
 
 // following reports whether the plan follows the libraries its process

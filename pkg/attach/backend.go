@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/tracefs"
+	"github.com/sdtkit/sdtkit/pkg/unwind"
 )
 
 // A Backend is what attaches the sites of a plan and reads their hits.
@@ -95,9 +96,6 @@ func withBackend[T any](p *Plan, withBPF, withTracefs func() (T, error)) (T, err
 	if why == "" {
 		return v, err
 	}
-	if p.opts.UStack > 0 {
-		return v, fmt.Errorf("%w (user stacks take the BPF backend)", err)
-	}
 	p.warn(&Fallback{Reason: why, Err: err})
 	return withTracefs()
 }
@@ -131,19 +129,21 @@ func tracefsWritable() error {
 }
 
 // attachTracefs attaches to every site of the plan with uprobe events.
+// Their perf events take the stacks of Options.UStack: the kernel walks
+// the frame pointers (PERF_SAMPLE_CALLCHAIN), or copies the stack, which
+// is unwound here as the BPF backend's copies are.
 func (p *Plan) attachTracefs() (*Tracer, error) {
+	syms, unwinder := p.stackReaders()
 	src, err := p.openTracefs()
 	if err != nil {
 		return nil, err
 	}
-	return &Tracer{src: src, plan: p}, nil
+	src.unwinder = unwinder
+	return &Tracer{src: src, plan: p, syms: syms}, nil
 }
 
 // openTracefs defines and enables an event for every site of the plan.
 func (p *Plan) openTracefs() (*tracefsEvents, error) {
-	if p.opts.UStack > 0 {
-		return nil, &TracefsError{errors.New("user stacks (Options.UStack) take the BPF backend")}
-	}
 	for _, s := range p.Waiting() {
 		p.warn(fmt.Errorf("%s: not searched in the libraries the process loads later (dlopen), which takes BPF: name them by PATH:PROVIDER:NAME", s))
 	}
@@ -166,6 +166,8 @@ func (p *Plan) openTracefs() (*tracefsEvents, error) {
 		StringSize:    o.StringSize,
 		RingSize:      o.RingSize,
 		FlushInterval: o.FlushInterval,
+		UStack:        o.UStack,
+		UStackCopy:    o.UStackCopy,
 		Attached:      o.OnAttached,
 		Warn:          o.Warn,
 	})
@@ -180,10 +182,12 @@ func (p *Plan) openTracefs() (*tracefsEvents, error) {
 
 // tracefsEvents are the events of the plan's uprobe events, as an
 // source: each given its Site, and those that fail Options.Filter,
-// which BPF would evaluate in the kernel, passed over.
+// which BPF would evaluate in the kernel, passed over; with unwinder,
+// their copies of the stack unwound.
 type tracefsEvents struct {
-	t    *tracefs.Tracer
-	plan *Plan
+	t        *tracefs.Tracer
+	plan     *Plan
+	unwinder *unwind.Processes
 }
 
 func (e *tracefsEvents) Read(ev *Event) error {
@@ -195,9 +199,13 @@ func (e *tracefsEvents) Read(ev *Event) error {
 			return fmt.Errorf("event of unknown site %d", ev.Event.Site)
 		}
 		ev.Site = e.plan.Sites[ev.Event.Site]
-		if e.plan.Passes(ev) {
-			return nil
+		if !e.plan.Passes(ev) {
+			continue
 		}
+		if e.unwinder != nil {
+			e.plan.unwindCopy(e.unwinder, ev)
+		}
+		return nil
 	}
 }
 

@@ -138,9 +138,7 @@ func (e *bpfEvents) Read(ev *Event) error {
 	}
 	ev.Site = sites[ev.Event.Site]
 	if e.unwinder != nil {
-		c := &ev.StackCopy
-		st := unwind.Stack{Regs: unwind.Regs{PC: c.Regs[0], SP: c.Regs[1], FP: c.Regs[2], LR: c.Regs[3]}, Bytes: c.Bytes}
-		ev.Stack = e.unwinder.Unwind(ev.Stack[:0], int(ev.PID), &st, e.plan.opts.UStack)
+		e.plan.unwindCopy(e.unwinder, ev)
 	}
 	for len(e.noted) <= int(ev.Event.Site) {
 		e.noted = append(e.noted, sites[len(e.noted)].Reported)

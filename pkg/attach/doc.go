@@ -29,7 +29,8 @@
 // aggregations made here from the events. BackendAuto, the default, uses
 // BPF, or uprobe events where the kernel cannot run the BPF program or
 // BPF is not permitted, and tells Options.Warn why (a *Fallback).
-// Following dlopen takes BPF.
+// Both take user stacks (Options.UStack); following dlopen, and
+// aggregating by the user stack, take BPF.
 //
 // Before Linux 5.15 the BPF program tells the sites apart by their
 // address, not by BPF cookie (see package bpf): BackendAuto uses it where

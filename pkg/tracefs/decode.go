@@ -26,24 +26,17 @@ func (t *Tracer) decode(rec []byte, ev *hit.Event) bool {
 	default:
 		return false
 	}
-	// header, pid, tid, time, cpu and a reserved word, the raw record's
-	// size and the raw record (sampleType).
-	const rawAt = 8 + 8 + 8 + 8 + 4
-	if len(rec) < rawAt+2 {
+	sm := &t.smp
+	if !t.samp.parse(rec, sm) || len(sm.raw) < 2 {
 		t.skipped.Add(1)
 		return false
 	}
-	pid, tid := le.Uint32(rec[8:]), le.Uint32(rec[12:])
-	raw := rec[rawAt:]
-	n := int(le.Uint32(rec[rawAt-4:]))
-	if n <= len(raw) {
-		raw = raw[:n]
-	}
+	pid, tid, raw := sm.pid, sm.tid, sm.raw
 	switch {
 	case t.cgroup != 0:
 		// Of the cgroup of the -p process and its descendants, or not
 		// traced.
-		if len(rec) < rawAt+n+8 || le.Uint64(rec[rawAt+n:]) != t.cgroup {
+		if sm.cgroup != t.cgroup {
 			return false
 		}
 	case t.pid != 0 && int(pid) != t.pid:
@@ -68,8 +61,9 @@ func (t *Tracer) decode(rec []byte, ev *hit.Event) bool {
 	ev.Site = uint32(sf.num)
 	ev.Probe = uint32(sf.site.ProbeIndex)
 	ev.PID, ev.TID = pid, tid
-	ev.Time = time.Unix(0, t.epoch+int64(le.Uint64(rec[16:])))
-	ev.CPU = le.Uint32(rec[24:])
+	ev.Time = time.Unix(0, t.epoch+int64(sm.time))
+	ev.CPU = sm.cpu
+	t.stack(ev)
 	if ef.comm != nil {
 		if c, ok := dynamic(raw, ef.comm); ok {
 			c = cstring(c)
@@ -137,6 +131,20 @@ func (t *Tracer) decode(rec []byte, ev *hit.Event) bool {
 		}
 	}
 	return true
+}
+
+// stack sets the stack of ev from the sample being decoded: the user
+// part of its callchain, or its copy of the user stack; none without.
+func (t *Tracer) stack(ev *hit.Event) {
+	sm := &t.smp
+	switch {
+	case t.samp.Depth > 0:
+		ev.Stack = userChain(ev.Stack[:0], sm.chain, int(t.samp.Depth))
+	case t.samp.Copy > 0:
+		c := &ev.StackCopy
+		t.regs.fill(&c.Regs, sm.regs)
+		c.Bytes = append(c.Bytes[:0], sm.stack...)
+	}
 }
 
 // lowAddress reports whether the kernel read string argument j of an

@@ -116,6 +116,15 @@
 // too (Options.KernelWord); when they are not, the string is null, with
 // a warning once per argument of each site.
 //
+// The perf events take the thread's user stack too, as perf record does
+// (TraceOptions.UStack, UStackCopy): the user part of the callchain the
+// kernel walks by the frame pointers (PERF_SAMPLE_CALLCHAIN with
+// exclude_callchain_kernel, at most sample_max_stack frames, which
+// kernel.perf_event_max_stack bounds), as hit.Event.Stack; or a copy of
+// the top of the stack with the registers an unwind starts from
+// (PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER, as --call-graph
+// dwarf), as hit.Event.StackCopy, for the caller to unwind.
+//
 // The perf events are opened by a keeper, a child process (this same
 // executable run again, named sdtkit-keeper) that hands them over and
 // holds copies until the tracer is gone. The first perf event of an event

@@ -56,8 +56,8 @@ type keeperRequest struct {
 	ID        uint32
 	PID, CPU  int32
 	Inherit   uint32
-	Cgroup    uint32
 	Watermark uint32
+	Sampling  sampling
 }
 
 const requestSize = int(unsafe.Sizeof(keeperRequest{}))
@@ -96,13 +96,10 @@ func startKeeper() (*keeper, error) {
 
 // open has the keeper open a perf event (see openEvent) and returns the
 // tracer's descriptor of it.
-func (k *keeper) open(id uint32, pid, cpu int, inherit, cgroup bool, watermark uint32) (int, error) {
-	req := keeperRequest{ID: id, PID: int32(pid), CPU: int32(cpu), Watermark: watermark}
+func (k *keeper) open(id uint32, pid, cpu int, inherit bool, watermark uint32, s *sampling) (int, error) {
+	req := keeperRequest{ID: id, PID: int32(pid), CPU: int32(cpu), Watermark: watermark, Sampling: *s}
 	if inherit {
 		req.Inherit = 1
-	}
-	if cgroup {
-		req.Cgroup = 1
 	}
 	b := append([]byte{kindOpen}, unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize)...)
 	oob, err := k.call(b, true)
@@ -205,7 +202,7 @@ func serveKeeper(fd int) int {
 		case b[0] == kindOpen && n == 1+requestSize:
 			var req keeperRequest
 			copy(unsafe.Slice((*byte)(unsafe.Pointer(&req)), requestSize), b[1:n])
-			pfd, err := openEvent(req.ID, int(req.PID), int(req.CPU), req.Inherit != 0, req.Cgroup != 0, req.Watermark)
+			pfd, err := openEvent(req.ID, int(req.PID), int(req.CPU), req.Inherit != 0, req.Watermark, &req.Sampling)
 			if err != nil {
 				errno := syscall.EINVAL
 				errors.As(err, &errno)

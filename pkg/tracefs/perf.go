@@ -9,11 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sampleType is what each sample of a probe event holds, in this order
-// (perf_event_open(2)): pid and tid, time, cpu, and the raw trace record
-// (the event's fields as its format file lays them out).
-const sampleType = unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_TIME | unix.PERF_SAMPLE_CPU | unix.PERF_SAMPLE_RAW
-
 // openEvent opens a perf event on the tracefs event whose id is id, for
 // thread pid (-1: every process) on cpu, sampling every hit with the
 // time of CLOCK_MONOTONIC: the one clock a tracepoint's perf event takes
@@ -21,24 +16,20 @@ const sampleType = unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_TIME | unix.PERF_SAMP
 // NMI context, which tracepoints are denied). With inherit,
 // the threads and processes pid creates later are sampled too. The
 // uprobe is registered as long as the event exists, and only in the
-// processes the event samples.
-func openEvent(id uint32, pid, cpu int, inherit, cgroup bool, watermark uint32) (int, error) {
+// processes the event samples. Each sample holds what s says.
+func openEvent(id uint32, pid, cpu int, inherit bool, watermark uint32, s *sampling) (int, error) {
 	attr := unix.PerfEventAttr{
-		Type:        unix.PERF_TYPE_TRACEPOINT,
-		Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
-		Config:      uint64(id),
-		Sample:      1,
-		Sample_type: sampleType,
-		Bits:        unix.PerfBitWatermark | unix.PerfBitUseClockID,
-		Wakeup:      watermark,
-		Clockid:     unix.CLOCK_MONOTONIC,
+		Type:    unix.PERF_TYPE_TRACEPOINT,
+		Size:    uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Config:  uint64(id),
+		Sample:  1,
+		Bits:    unix.PerfBitWatermark | unix.PerfBitUseClockID,
+		Wakeup:  watermark,
+		Clockid: unix.CLOCK_MONOTONIC,
 	}
+	s.setAttr(&attr)
 	if inherit {
 		attr.Bits |= unix.PerfBitInherit
-	}
-	if cgroup {
-		// The cgroup of the thread, after the raw record.
-		attr.Sample_type |= unix.PERF_SAMPLE_CGROUP
 	}
 	fd, err := unix.PerfEventOpen(&attr, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {

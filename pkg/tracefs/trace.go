@@ -53,6 +53,19 @@ type TraceOptions struct {
 	// pages. Each CPU has a ring of that size, not a share of it: the
 	// events of a busy probe fill the ring of the CPU it fires on.
 	RingSize int
+	// UStack, when not 0, puts in each event (hit.Event.Stack) the
+	// return addresses of the thread's user stack, at most UStack,
+	// innermost first, the probe's own address first, as the kernel
+	// walks it by the frame pointers (PERF_SAMPLE_CALLCHAIN, its user
+	// part): UStack is at most kernel.perf_event_max_stack.
+	UStack int
+	// UStackCopy, when not 0, instead copies at each hit up to
+	// UStackCopy bytes of the thread's user stack, rounded down to a
+	// multiple of 8, from its stack pointer up, with the registers an
+	// unwind starts from, into hit.Event.StackCopy
+	// (PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER), for the
+	// caller to unwind (package unwind): on x86-64 and arm64.
+	UStackCopy int
 	// FlushInterval bounds how long an event waits in a ring buffer
 	// before Read returns it (attach.DefaultFlushInterval if 0).
 	FlushInterval time.Duration
@@ -106,6 +119,9 @@ type Tracer struct {
 	epfd    int
 	wake    int    // eventfd that ends an epoll wait
 	cgroup  uint64 // the id of TraceOptions.Cgroup, the inode of its directory
+	samp    sampling
+	regs    regsLayout // of samp.Regs
+	smp     perfSample // the sample being decoded
 	evbuf   []unix.EpollEvent
 	cur     int // ring being read
 
@@ -198,6 +214,9 @@ func Open(sites []Site, o *TraceOptions) (*Tracer, error) {
 		epfd:    -1,
 		wake:    -1,
 		stopped: make(chan struct{}),
+	}
+	if err := t.setSampling(o); err != nil {
+		return nil, err
 	}
 	if err := t.open(sites, OwnerGroup(self), o); err != nil {
 		t.Close()
@@ -352,7 +371,7 @@ func (t *Tracer) enable(o *TraceOptions) error {
 	for _, id := range t.ids {
 		for _, tid := range targets {
 			for i, cpu := range ncpu {
-				fd, err := t.keeper.open(id, tid, cpu, inherit, t.cgroup != 0, watermark)
+				fd, err := t.keeper.open(id, tid, cpu, inherit, watermark, &t.samp)
 				if errors.Is(err, unix.ESRCH) && tid != -1 {
 					continue // a thread that exited
 				}
@@ -376,6 +395,40 @@ func (t *Tracer) enable(o *TraceOptions) error {
 		}
 	}
 	return nil
+}
+
+// setSampling sets what the perf events sample, as o says.
+func (t *Tracer) setSampling(o *TraceOptions) error {
+	if t.cgroup != 0 {
+		t.samp.Cgroup = 1
+	}
+	switch {
+	case o.UStackCopy > 0:
+		l, err := stackRegs()
+		if err != nil {
+			return err
+		}
+		t.regs = l
+		t.samp.Regs = l.mask
+		t.samp.Copy = uint32(max(o.UStackCopy, 8)) &^ 7
+	case o.UStack > 0:
+		// perf_event_open fails with EOVERFLOW past the sysctl.
+		if n, err := maxStack(); err == nil && o.UStack > n {
+			return fmt.Errorf("user stacks of %d frames: more than kernel.perf_event_max_stack (%d)", o.UStack, n)
+		}
+		t.samp.Depth = uint32(min(o.UStack, 0xffff))
+	}
+	return nil
+}
+
+// maxStack returns the sysctl kernel.perf_event_max_stack: the most
+// frames of a perf event's callchain.
+func maxStack() (int, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_stack")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
 }
 
 // journal keeps the sites of defs by file, for the keeper to journal

@@ -123,7 +123,7 @@ func TestRemoveStaleBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fd, err := openEvent(f.ID, -1, 0, false, false, 1)
+	fd, err := openEvent(f.ID, -1, 0, false, 1, &sampling{})
 	if err != nil {
 		t.Fatal(err)
 	}
