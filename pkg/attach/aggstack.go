@@ -16,7 +16,7 @@ import (
 // ErrStackInKernel is the error of grouping by the user stack (the key
 // ustack) where the kernel cannot take stacks for the aggregation: with
 // the tracefs backend, whose uprobe events carry none, and in
-// AggregateEvents.
+// AggregateEvents of events without stacks (Options.UStack 0).
 var ErrStackInKernel = errors.New("the user stack is grouped by in the kernel, which takes the BPF backend")
 
 // ByStack reports whether a groups by the user stack (the key ustack).
@@ -72,12 +72,14 @@ type stackNamer struct {
 }
 
 func newStackNamer(pid int, debugDirs []string) *stackNamer {
-	n := &stackNamer{
-		syms:  symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: debugDirs}, symbolize.DefaultCacheBytes), maxSymbolized),
-		names: make(map[[2]uint64]ndjson.Value),
-	}
+	n := namerOf(symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: debugDirs}, symbolize.DefaultCacheBytes), maxSymbolized))
 	n.see(pid)
 	return n
+}
+
+// namerOf returns the stackNamer that symbolizes with syms.
+func namerOf(syms *symbolize.Processes) *stackNamer {
+	return &stackNamer{syms: syms, names: make(map[[2]uint64]ndjson.Value)}
 }
 
 // see reads the maps of process pid, when not 0, now and again each

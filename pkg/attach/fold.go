@@ -41,9 +41,13 @@ const reorderWindow = 50 * time.Millisecond
 // it and Close closes it. Events are folded as they come, but for a
 // latency, whose STARTs and ENDs pair in time order: those are held back
 // for the source's flush interval and reorderWindow, and sorted. Hits
-// src lost count as Skipped. Libraries loaded later are not followed.
+// src lost count as Skipped. By the user stack, the events must carry
+// their stacks (Options.UStack): a stack is told apart by its addresses
+// and process, as the kernel's map of stacks tells them, and records of
+// the same symbolized stack are one. Libraries loaded later are not
+// followed.
 func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, error) {
-	if a.ByStack() {
+	if a.ByStack() && p.opts.UStack == 0 {
 		return nil, &KeyError{Key: "ustack", Err: ErrStackInKernel}
 	}
 	probes, err := p.aggProbes(a)
@@ -67,6 +71,17 @@ func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, er
 		f.kinds = append(f.kinds, partKind(k))
 	}
 	ag := &Aggregator{src: f, plan: p, agg: *a, probes: probes, stopping: make(chan struct{}), closing: make(chan struct{})}
+	if a.ByStack() {
+		f.stacks = newFoldStacks(f.maxKeys, a.StackDepth)
+		if t, ok := src.(*Tracer); ok && t.syms != nil {
+			ag.stacks = namerOf(t.syms) // whose maps the Tracer reads again as they change
+		} else {
+			ag.stacks = newStackNamer(p.opts.PID, p.opts.DebugDirs)
+		}
+	}
+	if a.hiddenPID() {
+		f.kinds = append(f.kinds, bpf.PartPID)
+	}
 	go f.run()
 	stopOnExit(&p.opts, ag.closing, ag.Stop)
 	return ag, nil
@@ -83,6 +98,7 @@ type folder struct {
 	maxKeys int
 	strSize int
 	window  time.Duration
+	stacks  *foldStacks // of the key ustack
 
 	mu       sync.Mutex
 	entries  map[string]*bpf.AggEntry // of the interval, by key (entryKey)
@@ -139,6 +155,7 @@ func (f *folder) run() {
 func (f *folder) hold(ev *Event) {
 	c := *ev
 	c.Args = slices.Clone(ev.Args)
+	c.Stack = slices.Clone(ev.Stack)
 	i := len(f.late)
 	for i > 0 && f.late[i-1].Time.After(c.Time) {
 		i--
@@ -257,6 +274,8 @@ func (f *folder) part(ev *Event, kind bpf.PartKind, x bpf.AggArg) (hit.Value, bo
 		return hit.Value{Kind: hit.Uint, Bits: uint64(ev.TID), Size: 8}, true
 	case bpf.PartComm:
 		return hit.Value{Kind: hit.String, Str: ev.Comm}, true
+	case bpf.PartUStack:
+		return f.stacks.part(ev), true
 	}
 	if x.String {
 		if x.Index < 0 || x.Index >= len(ev.Args) || ev.Args[x.Index].Kind != hit.String {
@@ -322,6 +341,9 @@ func (f *folder) add(probe uint32, kind byte, bucket int, parts []hit.Value, v i
 		}
 		e = &bpf.AggEntry{Probe: probe, Bucket: bucket, Parts: slices.Clone(parts),
 			Unread: kind == entryUnread, Unmatched: kind == entryUnmatched, Starts: kind == entryStarts}
+		if i := slices.Index(f.kinds, bpf.PartUStack); i >= 0 && i < len(parts) {
+			e.Stack, e.StackErr = f.stacks.stack(parts[i])
+		}
 		f.entries[string(b)] = e
 	}
 	st := aggregate.Stats{Count: e.Count, Sum: e.Sum, Min: e.Min, Max: e.Max}
