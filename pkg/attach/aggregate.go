@@ -279,7 +279,10 @@ func numberArg(j int, t probespec.Type) bpf.AggArg {
 // Aggregate aggregates the hits of every site of the plan as a says,
 // after CheckAggregation, with the backend of Options.Backend: in the
 // kernel with BPF, or, with uprobe events, in this process from their
-// events (see AggregateEvents). On error nothing stays attached.
+// events (see AggregateEvents). By the user stack with
+// Options.UStackCopy, the BPF program streams the events with a copy of
+// the top of the stack, unwound and folded in this process. On error
+// nothing stays attached.
 func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 	if err := p.CheckAggregation(a); err != nil {
 		return nil, err
@@ -313,7 +316,7 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 // AggregateEvents). Hits lost in a full ring buffer count as Skipped.
 func (p *Plan) aggregateUnwound(a *Aggregation) (*Aggregator, error) {
 	p.opts.UStack = cmp.Or(a.StackDepth, p.opts.UStack, MaxStack)
-	t, err := p.attachBPF()
+	t, err := p.attachBPF(a)
 	if err != nil {
 		return nil, err
 	}

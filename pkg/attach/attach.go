@@ -84,6 +84,8 @@ type Options struct {
 	// each event carries (Event.Stack), up to MaxStack: walked in the
 	// kernel by the frame pointers (see package bpf), with the BPF
 	// backend, when streaming. Tracer.Stack and Stream symbolize them.
+	// With UStackCopy, an Aggregation by the user stack groups by the
+	// stacks of the events (see Plan.Aggregate).
 	UStack int
 	// UStackCopy, with UStack, takes the stacks by copying, at each
 	// hit, up to UStackCopy bytes of the user stack (MaxStackCopy at
@@ -309,12 +311,14 @@ func (p *Plan) Status(err error) error {
 // Options.Backend (see Backend) and returns the Tracer that streams
 // their events. On error nothing stays attached.
 func (p *Plan) Attach() (*Tracer, error) {
-	return withBackend(p, p.attachBPF, p.attachTracefs)
+	return withBackend(p, func() (*Tracer, error) { return p.attachBPF(nil) }, p.attachTracefs)
 }
 
 // attachBPF loads the BPF program and attaches it to every site of the
-// plan.
-func (p *Plan) attachBPF() (*Tracer, error) {
+// plan. With fold, the events are folded into that aggregation (see
+// aggregateUnwound): a probe of a library loaded later that lacks its
+// keys is not attached.
+func (p *Plan) attachBPF(fold *Aggregation) (*Tracer, error) {
 	o := &p.opts
 	maxSites, maxProbes := p.room()
 	kernelStack := o.UStack
@@ -364,7 +368,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		return nil, err
 	}
 	p.noteByAddress(prog, follow)
-	return newBPFTracer(prog, p, follow, syms, unwinder), nil
+	return newBPFTracer(prog, p, follow, syms, unwinder, fold), nil
 }
 
 // following reports whether the plan follows the libraries its process

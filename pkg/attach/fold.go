@@ -41,11 +41,13 @@ const reorderWindow = 50 * time.Millisecond
 // it and Close closes it. Events are folded as they come, but for a
 // latency, whose STARTs and ENDs pair in time order: those are held back
 // for the source's flush interval and reorderWindow, and sorted. Hits
-// src lost count as Skipped. By the user stack, the events must carry
+// src lost count as Skipped. The probes of sites src adds to the plan
+// as it follows the libraries its process loads are folded from their
+// first event. By the user stack, the events must carry
 // their stacks (Options.UStack): a stack is told apart by its addresses
 // and process, as the kernel's map of stacks tells them, and records of
 // the same symbolized stack are one. Libraries loaded later are not
-// followed.
+// followed by a source that does not follow them.
 func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, error) {
 	if a.ByStack() && p.opts.UStack == 0 {
 		return nil, &KeyError{Key: "ustack", Err: ErrStackInKernel}
@@ -70,7 +72,8 @@ func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, er
 	for _, k := range a.By {
 		f.kinds = append(f.kinds, partKind(k))
 	}
-	ag := &Aggregator{src: f, plan: p, agg: *a, probes: probes, stopping: make(chan struct{}), closing: make(chan struct{})}
+	ag := &Aggregator{src: f, plan: p, agg: *a, probes: slices.Clone(probes), stopping: make(chan struct{}), closing: make(chan struct{})}
+	f.ag = ag
 	if a.ByStack() {
 		f.stacks = newFoldStacks(f.maxKeys, a.StackDepth)
 		if t, ok := src.(*Tracer); ok && t.syms != nil {
@@ -94,7 +97,9 @@ type folder struct {
 	mode    Mode
 	kinds   []bpf.PartKind // of the key's parts
 	pair    bpf.PartKind   // of the pairing key of a latency
+	ag      *Aggregator    // whose records the entries make
 	probes  []probeArgs
+	padded  map[int]bool // of probes added, not seen yet
 	maxKeys int
 	strSize int
 	window  time.Duration
@@ -179,7 +184,7 @@ func (f *folder) foldLate(upTo time.Time) {
 
 // fold counts the hit of ev as the BPF program counts it.
 func (f *folder) fold(ev *Event) {
-	if ev.Site == nil || ev.Site.ProbeIndex >= len(f.probes) {
+	if ev.Site == nil || (ev.Site.ProbeIndex >= len(f.probes) || f.padded[ev.Site.ProbeIndex]) && !f.grow(ev.Site) {
 		return
 	}
 	pa := &f.probes[ev.Site.ProbeIndex]
@@ -201,6 +206,34 @@ func (f *folder) fold(ev *Event) {
 	default:
 		f.add(probe, entryHits, 0, f.parts(ev, pa), 0)
 	}
+}
+
+// grow adds the probe of site s, added to the plan since the folder was
+// made (Options.Dlopen), to the probes folded and to those of the
+// Aggregator's records.
+func (f *folder) grow(s *Site) bool {
+	pa, err := f.ag.agg.probeArgs(s)
+	if err != nil {
+		return false // not attached (see bpfEvents.prepare)
+	}
+	i := s.ProbeIndex
+	for len(f.probes) <= i {
+		if f.padded == nil {
+			f.padded = make(map[int]bool)
+		}
+		f.padded[len(f.probes)] = true
+		f.probes = append(f.probes, probeArgs{})
+	}
+	f.probes[i] = pa
+	delete(f.padded, i)
+	mu := &f.ag.plan.mu
+	mu.Lock()
+	defer mu.Unlock()
+	for len(f.ag.probes) <= i {
+		f.ag.probes = append(f.ag.probes, probeArgs{})
+	}
+	f.ag.probes[i] = pa
+	return true
 }
 
 // pairHit handles a hit of a latency as agg.bpf.c's pair and aggregate
