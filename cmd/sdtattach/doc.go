@@ -109,8 +109,9 @@ killed. Flags may come before or after the probes:
 		call graph do: code built without them (most distributions'
 		binaries and libraries, gcc -O2 on x86-64) gives stacks that
 		miss frames or end early, and so does a probe in a function
-		that sets up no frame, whose caller is left out. Streaming only,
-		with the BPF backend; --by ustack groups aggregations by stack.
+		that sets up no frame, whose caller is left out. With the BPF
+		backend; with --count, --hist, --stats or --latency, only with
+		--by ustack, whose stacks it takes (see --by).
 	--ustack=dwarf
 		Take the stacks as perf's --call-graph dwarf does: copy the
 		registers and the top of the user stack at each hit, and unwind
@@ -122,7 +123,10 @@ killed. Flags may come before or after the probes:
 		uprobe trap costs about 7 us, a hit took 1.2 to 2.8 times as
 		long as with --ustack (an 8 KiB copy per event), and sdtattach
 		about 6 times the CPU per event, so --ustack walks frame
-		pointers by default. --ustack=fp names the default.
+		pointers by default. --ustack=fp names the default. With
+		--by ustack, the kernel cannot group by these stacks: each hit
+		is streamed with its copy, and its stack unwound and counted
+		here (see --by).
 	--ustack-size BYTES
 		With --ustack=dwarf, copy at most BYTES of the stack at each hit
 		(default and most 8192, perf's default).
@@ -188,6 +192,18 @@ killed. Flags may come before or after the probes:
 		no user stack) is counted under a null ustack, and said so at
 		exit. Not with --listen, nor the tracefs backend. A field named
 		ustack is grouped by as its argN.
+
+		With --ustack=dwarf (sdtattach --count --by ustack
+		--ustack=dwarf, as perf record --call-graph dwarf), the stacks
+		are unwound by .eh_frame instead, right for code built without
+		frame pointers, and the hits are counted here: each is streamed
+		as an event with its copy of the stack (see --ustack=dwarf),
+		whose stack is unwound and grouped by its addresses and process,
+		up to --max-keys stacks for the whole trace, as in the kernel;
+		the records are the same. A hit whose event found the ring
+		buffer full is not counted, and the number of those is said at
+		exit (a larger --bufsize, a smaller --ustack-size or fewer
+		hits).
 	--interval D
 		With --count, --hist, --stats or --latency: write the records
 		and start anew every D, such as 1s. Without it, they are written
