@@ -109,10 +109,11 @@ killed. Flags may come before or after the probes:
 		call graph do: code built without them (most distributions'
 		binaries and libraries, gcc -O2 on x86-64) gives stacks that
 		miss frames or end early, and so does a probe in a function
-		that sets up no frame, whose caller is left out. Streaming only,
-		with either backend (with --backend tracefs, the kernel walks
-		them for the perf events, as perf record -g does); --by ustack
-		groups aggregations by stack, with the BPF backend.
+		that sets up no frame, whose caller is left out. With either
+		backend (with --backend tracefs, the kernel walks them for the
+		perf events, as perf record -g does); with --count, --hist,
+		--stats or --latency, only with --by ustack, whose stacks it
+		takes (see --by).
 	--ustack=dwarf
 		Take the stacks as perf's --call-graph dwarf does: copy the
 		registers and the top of the user stack at each hit, and unwind
@@ -126,7 +127,10 @@ killed. Flags may come before or after the probes:
 		about 6 times the CPU per event, so --ustack walks frame
 		pointers by default. --ustack=fp names the default. With
 		--backend tracefs the perf events copy the registers and the
-		stack (x86-64 and arm64), unwound here the same way.
+		stack (x86-64 and arm64), unwound here the same way. With
+		--by ustack, the kernel cannot group by these stacks: each hit
+		is streamed with its copy, and its stack unwound and counted
+		here (see --by).
 	--ustack-size BYTES
 		With --ustack=dwarf, copy at most BYTES of the stack at each hit
 		(default and most 8192, perf's default).
@@ -190,8 +194,21 @@ killed. Flags may come before or after the probes:
 		records of the same symbolized stack are one. A stack that
 		cannot be taken (another in its place in the map, the map full,
 		no user stack) is counted under a null ustack, and said so at
-		exit. Not with --listen, nor the tracefs backend. A field named
-		ustack is grouped by as its argN.
+		exit. Not with --listen. With the tracefs backend, the perf
+		events take the stacks and sdtattach groups the hits by them.
+		A field named ustack is grouped by as its argN.
+
+		With --ustack=dwarf (sdtattach --count --by ustack
+		--ustack=dwarf, as perf record --call-graph dwarf), the stacks
+		are unwound by .eh_frame instead, right for code built without
+		frame pointers, and the hits are counted here: each is streamed
+		as an event with its copy of the stack (see --ustack=dwarf),
+		whose stack is unwound and grouped by its addresses and process,
+		up to --max-keys stacks for the whole trace, as in the kernel;
+		the records are the same. A hit whose event found the ring
+		buffer full is not counted, and the number of those is said at
+		exit (a larger --bufsize, a smaller --ustack-size or fewer
+		hits).
 	--interval D
 		With --count, --hist, --stats or --latency: write the records
 		and start anew every D, such as 1s. Without it, they are written
@@ -330,7 +347,7 @@ PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER) work as with BPF, and so do --
 sdtattach from every event rather than in the kernel (each hit costs its
 event, a ring buffer that overflows loses hits, which the summary
 counts, and --filter drops events in sdtattach, not in the kernel),
-but for --by ustack, which groups in the kernel and takes BPF. A
+--by ustack included, grouped by the stacks the perf events take. A
 --latency pairs STARTs and ENDs in time order across CPUs: events are
 held back for 150 ms and sorted before they are paired.
 

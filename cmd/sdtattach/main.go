@@ -131,12 +131,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	if err := c.agg.parse(set); err != nil {
 		return usage("%v", err)
 	}
-	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly || set["ustack"]) {
-		return usage("-n, --attach-only and --ustack do not apply to --count, --hist, --stats or --latency")
+	if c.agg.agg.Mode != 0 && (set["n"] || c.attachOnly) {
+		return usage("-n and --attach-only do not apply to --count, --hist, --stats or --latency")
 	} else if c.agg.agg.Mode != 0 && o.UStack > 0 && !c.agg.agg.ByStack() {
-		return usage("--ustack-depth: no --by ustack")
+		return usage("--ustack, --ustack-depth: no --by ustack")
 	} else if c.agg.agg.Mode != 0 {
-		c.agg.agg.StackDepth, o.UStack = o.UStack, 0 // the stacks of --by ustack
+		c.agg.agg.StackDepth = o.UStack // of --by ustack: unwound here with --ustack=dwarf
 	}
 	if o.Backend, err = attach.ParseBackend(*backend); err != nil {
 		return usage("--backend %v", err)

@@ -31,7 +31,10 @@ type Aggregation struct {
 	// comm, arguments and fields, numbers or strings, and the user
 	// stack (ustack), which takes the BPF backend: the kernel walks it
 	// by its frame pointers and keeps each distinct stack in a map of
-	// MaxKeys stacks, and records carry it symbolized.
+	// MaxKeys stacks, or, with Options.UStackCopy, the program copies
+	// the top of the stack into an event at each hit, which is unwound
+	// by .eh_frame and folded in this process (see AggregateEvents);
+	// records carry it symbolized.
 	By []aggregate.Key
 	// StackDepth is the most frames kept of a stack of By, up to
 	// MaxStack (if 0).
@@ -110,8 +113,8 @@ func (p *Plan) CheckAggregation(a *Aggregation) error {
 }
 
 func (p *Plan) aggProbes(a *Aggregation) ([]probeArgs, error) {
-	if p.opts.UStack > 0 {
-		return nil, errors.New("user stacks (Options.UStack) are taken when streaming, not aggregating")
+	if p.opts.UStack > 0 && !a.ByStack() {
+		return nil, errors.New("user stacks (Options.UStack) are taken when streaming or grouping by them, not otherwise when aggregating")
 	}
 	if len(a.By) > bpf.MaxKeyParts || len(a.By) == bpf.MaxKeyParts && a.hiddenPID() {
 		return nil, &KeyError{Key: a.By[len(a.By)-1].String(), Err: fmt.Errorf("more than %d keys (with ustack, the pid is one)", bpf.MaxKeyParts)}
@@ -276,14 +279,20 @@ func numberArg(j int, t probespec.Type) bpf.AggArg {
 // Aggregate aggregates the hits of every site of the plan as a says,
 // after CheckAggregation, with the backend of Options.Backend: in the
 // kernel with BPF, or, with uprobe events, in this process from their
-// events (see AggregateEvents). On error nothing stays attached.
+// events (see AggregateEvents). By the user stack with
+// Options.UStackCopy, the BPF program streams the events with a copy of
+// the top of the stack, unwound and folded in this process. On error
+// nothing stays attached.
 func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 	if err := p.CheckAggregation(a); err != nil {
 		return nil, err
 	}
 	if a.ByStack() {
 		if p.opts.Backend == BackendTracefs {
-			return nil, &TracefsError{ErrStackInKernel}
+			return p.aggregateStacks(a, p.attachTracefs)
+		}
+		if p.opts.UStackCopy > 0 {
+			return p.aggregateStacks(a, func() (*Tracer, error) { return p.attachBPF(a) })
 		}
 		return p.aggregateBPF(a)
 	}
@@ -299,6 +308,26 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 		}
 		return ag, nil
 	})
+}
+
+// aggregateStacks aggregates by stacks that the kernel cannot group:
+// those that the BPF program copies at each hit (Options.UStackCopy),
+// unwound here, and those of uprobe events, whose perf events take them.
+// It streams the events that attach gives, with their stacks, and folds
+// them (see AggregateEvents). Hits lost in a full ring buffer count as
+// Skipped.
+func (p *Plan) aggregateStacks(a *Aggregation, attach func() (*Tracer, error)) (*Aggregator, error) {
+	p.opts.UStack = cmp.Or(a.StackDepth, p.opts.UStack, MaxStack)
+	t, err := attach()
+	if err != nil {
+		return nil, err
+	}
+	ag, err := p.AggregateEvents(a, t)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return ag, nil
 }
 
 // aggregateBPF loads the BPF program that aggregates in the kernel and

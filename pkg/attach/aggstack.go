@@ -13,11 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrStackInKernel is the error of grouping by the user stack (the key
-// ustack) where the kernel does not aggregate: with the tracefs backend,
-// whose aggregations AggregateEvents makes here from the events, and
-// which does not group their stacks.
-var ErrStackInKernel = errors.New("the user stack is grouped by in the kernel, which takes the BPF backend")
+// ErrNoStacks is the error of AggregateEvents grouping by the user stack
+// (the key ustack) events that carry none (Options.UStack 0).
+var ErrNoStacks = errors.New("grouping by the user stack takes events that carry their stacks (Options.UStack)")
 
 // ByStack reports whether a groups by the user stack (the key ustack).
 func (a *Aggregation) ByStack() bool {
@@ -72,12 +70,14 @@ type stackNamer struct {
 }
 
 func newStackNamer(pid int, debugDirs []string) *stackNamer {
-	n := &stackNamer{
-		syms:  symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: debugDirs}, symbolize.DefaultCacheBytes), maxSymbolized),
-		names: make(map[[2]uint64]ndjson.Value),
-	}
+	n := namerOf(symbolize.NewProcesses(symbolize.NewCache(&symbolize.Options{DebugDirs: debugDirs}, symbolize.DefaultCacheBytes), maxSymbolized))
 	n.see(pid)
 	return n
+}
+
+// namerOf returns the stackNamer that symbolizes with syms.
+func namerOf(syms *symbolize.Processes) *stackNamer {
+	return &stackNamer{syms: syms, names: make(map[[2]uint64]ndjson.Value)}
 }
 
 // see reads the maps of process pid, when not 0, now and again each

@@ -84,7 +84,9 @@ type Options struct {
 	// each event carries (Event.Stack), up to MaxStack: walked in the
 	// kernel by the frame pointers, by the BPF program (see package bpf)
 	// or for the perf events of uprobe events (see package tracefs),
-	// when streaming. Tracer.Stack and Stream symbolize them.
+	// when streaming. Tracer.Stack and Stream symbolize them. With
+	// UStackCopy, an Aggregation by the user stack groups by the stacks
+	// of the events (see Plan.Aggregate).
 	UStack int
 	// UStackCopy, with UStack, takes the stacks by copying, at each
 	// hit, up to UStackCopy bytes of the user stack (MaxStackCopy at
@@ -311,12 +313,14 @@ func (p *Plan) Status(err error) error {
 // Options.Backend (see Backend) and returns the Tracer that streams
 // their events. On error nothing stays attached.
 func (p *Plan) Attach() (*Tracer, error) {
-	return withBackend(p, p.attachBPF, p.attachTracefs)
+	return withBackend(p, func() (*Tracer, error) { return p.attachBPF(nil) }, p.attachTracefs)
 }
 
 // attachBPF loads the BPF program and attaches it to every site of the
-// plan.
-func (p *Plan) attachBPF() (*Tracer, error) {
+// plan. With fold, the events are folded into that aggregation (see
+// aggregateUnwound): a probe of a library loaded later that lacks its
+// keys is not attached.
+func (p *Plan) attachBPF(fold *Aggregation) (*Tracer, error) {
 	o := &p.opts
 	maxSites, maxProbes := p.room()
 	kernelStack := o.UStack
@@ -348,7 +352,7 @@ func (p *Plan) attachBPF() (*Tracer, error) {
 		return nil, err
 	}
 	p.noteByAddress(prog, follow)
-	return newBPFTracer(prog, p, follow, syms, unwinder), nil
+	return newBPFTracer(prog, p, follow, syms, unwinder, fold), nil
 }
 
 // stackReaders returns, with Options.UStack, what symbolizes the stacks

@@ -37,6 +37,9 @@ type bpfEvents struct {
 	// stacks copied. Nil without.
 	syms     *symbolize.Processes
 	unwinder *unwind.Processes
+	// fold, when not nil, is the aggregation the events are folded
+	// into: prepare refuses a probe that lacks its keys.
+	fold *Aggregation
 
 	stopOnce  sync.Once
 	stopping  chan struct{} // closed by Stop
@@ -56,10 +59,11 @@ type bpfEvents struct {
 // sites of p, whose stacks syms symbolizes and unwinder unwinds when
 // not nil, which follows the libraries loaded with follow when not nil
 // and stops by itself when the process of Options.PID exits (or
-// Options.Until is closed).
-func newBPFTracer(prog *bpf.Program, p *Plan, follow *dlopen.Follower, syms *symbolize.Processes, unwinder *unwind.Processes) *Tracer {
+// Options.Until is closed); fold, when not nil, is the aggregation its
+// events are folded into.
+func newBPFTracer(prog *bpf.Program, p *Plan, follow *dlopen.Follower, syms *symbolize.Processes, unwinder *unwind.Processes, fold *Aggregation) *Tracer {
 	e := newBPFEvents(p)
-	e.prog, e.syms, e.unwinder = prog, syms, unwinder
+	e.prog, e.syms, e.unwinder, e.fold = prog, syms, unwinder, fold
 	if follow != nil {
 		e.dlopen = follow
 		p.follow(follow, prog, e)
@@ -89,6 +93,11 @@ func newBPFEvents(p *Plan) *bpfEvents {
 // prepare gives the program the filter of probe id, whose sites are
 // like s, before they are attached (see grower).
 func (e *bpfEvents) prepare(id int, s *Site) error {
+	if e.fold != nil {
+		if _, err := e.fold.probeArgs(s); err != nil {
+			return err
+		}
+	}
 	x := e.plan.opts.Filter
 	if x == nil {
 		return nil

@@ -41,10 +41,16 @@ const reorderWindow = 50 * time.Millisecond
 // it and Close closes it. Events are folded as they come, but for a
 // latency, whose STARTs and ENDs pair in time order: those are held back
 // for the source's flush interval and reorderWindow, and sorted. Hits
-// src lost count as Skipped. Libraries loaded later are not followed.
+// src lost count as Skipped. The probes of sites src adds to the plan
+// as it follows the libraries its process loads are folded from their
+// first event. By the user stack, the events must carry
+// their stacks (Options.UStack): a stack is told apart by its addresses
+// and process, as the kernel's map of stacks tells them, and records of
+// the same symbolized stack are one. Libraries loaded later are not
+// followed by a source that does not follow them.
 func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, error) {
-	if a.ByStack() {
-		return nil, &KeyError{Key: "ustack", Err: ErrStackInKernel}
+	if a.ByStack() && p.opts.UStack == 0 {
+		return nil, &KeyError{Key: "ustack", Err: ErrNoStacks}
 	}
 	probes, err := p.aggProbes(a)
 	if err != nil {
@@ -66,7 +72,24 @@ func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, er
 	for _, k := range a.By {
 		f.kinds = append(f.kinds, partKind(k))
 	}
-	ag := &Aggregator{src: f, plan: p, agg: *a, probes: probes, stopping: make(chan struct{}), closing: make(chan struct{})}
+	ag := &Aggregator{src: f, plan: p, agg: *a, probes: slices.Clone(probes), stopping: make(chan struct{}), closing: make(chan struct{})}
+	f.ag = ag
+	if a.ByStack() {
+		f.stacks = newFoldStacks(f.maxKeys, a.StackDepth)
+		if t, ok := src.(*Tracer); ok && t.syms != nil {
+			ag.stacks = namerOf(t.syms) // whose maps the Tracer reads again as they change
+			// A stack seen first is placed in its process's maps then,
+			// aside, which reads them again for an address they lack
+			// while the process may still run: its records are
+			// symbolized later, maybe once it has exited.
+			f.stacks.seen = warmer(t.syms, f.done)
+		} else {
+			ag.stacks = newStackNamer(p.opts.PID, p.opts.DebugDirs)
+		}
+	}
+	if a.hiddenPID() {
+		f.kinds = append(f.kinds, bpf.PartPID)
+	}
 	go f.run()
 	stopOnExit(&p.opts, ag.closing, ag.Stop)
 	return ag, nil
@@ -79,10 +102,13 @@ type folder struct {
 	mode    Mode
 	kinds   []bpf.PartKind // of the key's parts
 	pair    bpf.PartKind   // of the pairing key of a latency
+	ag      *Aggregator    // whose records the entries make
 	probes  []probeArgs
+	padded  map[int]bool // of probes added, not seen yet
 	maxKeys int
 	strSize int
 	window  time.Duration
+	stacks  *foldStacks // of the key ustack
 
 	mu       sync.Mutex
 	entries  map[string]*bpf.AggEntry // of the interval, by key (entryKey)
@@ -139,6 +165,7 @@ func (f *folder) run() {
 func (f *folder) hold(ev *Event) {
 	c := *ev
 	c.Args = slices.Clone(ev.Args)
+	c.Stack = slices.Clone(ev.Stack)
 	i := len(f.late)
 	for i > 0 && f.late[i-1].Time.After(c.Time) {
 		i--
@@ -162,7 +189,7 @@ func (f *folder) foldLate(upTo time.Time) {
 
 // fold counts the hit of ev as the BPF program counts it.
 func (f *folder) fold(ev *Event) {
-	if ev.Site == nil || ev.Site.ProbeIndex >= len(f.probes) {
+	if ev.Site == nil || (ev.Site.ProbeIndex >= len(f.probes) || f.padded[ev.Site.ProbeIndex]) && !f.grow(ev.Site) {
 		return
 	}
 	pa := &f.probes[ev.Site.ProbeIndex]
@@ -184,6 +211,34 @@ func (f *folder) fold(ev *Event) {
 	default:
 		f.add(probe, entryHits, 0, f.parts(ev, pa), 0)
 	}
+}
+
+// grow adds the probe of site s, added to the plan since the folder was
+// made (Options.Dlopen), to the probes folded and to those of the
+// Aggregator's records.
+func (f *folder) grow(s *Site) bool {
+	pa, err := f.ag.agg.probeArgs(s)
+	if err != nil {
+		return false // not attached (see bpfEvents.prepare)
+	}
+	i := s.ProbeIndex
+	for len(f.probes) <= i {
+		if f.padded == nil {
+			f.padded = make(map[int]bool)
+		}
+		f.padded[len(f.probes)] = true
+		f.probes = append(f.probes, probeArgs{})
+	}
+	f.probes[i] = pa
+	delete(f.padded, i)
+	mu := &f.ag.plan.mu
+	mu.Lock()
+	defer mu.Unlock()
+	for len(f.ag.probes) <= i {
+		f.ag.probes = append(f.ag.probes, probeArgs{})
+	}
+	f.ag.probes[i] = pa
+	return true
 }
 
 // pairHit handles a hit of a latency as agg.bpf.c's pair and aggregate
@@ -257,6 +312,8 @@ func (f *folder) part(ev *Event, kind bpf.PartKind, x bpf.AggArg) (hit.Value, bo
 		return hit.Value{Kind: hit.Uint, Bits: uint64(ev.TID), Size: 8}, true
 	case bpf.PartComm:
 		return hit.Value{Kind: hit.String, Str: ev.Comm}, true
+	case bpf.PartUStack:
+		return f.stacks.part(ev), true
 	}
 	if x.String {
 		if x.Index < 0 || x.Index >= len(ev.Args) || ev.Args[x.Index].Kind != hit.String {
@@ -322,6 +379,9 @@ func (f *folder) add(probe uint32, kind byte, bucket int, parts []hit.Value, v i
 		}
 		e = &bpf.AggEntry{Probe: probe, Bucket: bucket, Parts: slices.Clone(parts),
 			Unread: kind == entryUnread, Unmatched: kind == entryUnmatched, Starts: kind == entryStarts}
+		if i := slices.Index(f.kinds, bpf.PartUStack); i >= 0 && i < len(parts) {
+			e.Stack, e.StackErr = f.stacks.stack(parts[i])
+		}
 		f.entries[string(b)] = e
 	}
 	st := aggregate.Stats{Count: e.Count, Sum: e.Sum, Min: e.Min, Max: e.Max}

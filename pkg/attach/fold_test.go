@@ -15,7 +15,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/probespec"
 )
 
-// fakeSource streams events given in advance, then io.EOF once stopped.
+// fakeSource streams the events given, then io.EOF once stopped.
 type fakeSource struct {
 	mu      sync.Mutex
 	events  []Event
@@ -24,16 +24,20 @@ type fakeSource struct {
 }
 
 func (s *fakeSource) Read(ev *Event) error {
-	s.mu.Lock()
-	if len(s.events) > 0 {
-		*ev = s.events[0]
-		s.events = s.events[1:]
+	for stopped := false; ; stopped = true {
+		s.mu.Lock()
+		if len(s.events) > 0 {
+			*ev = s.events[0]
+			s.events = s.events[1:]
+			s.mu.Unlock()
+			return nil
+		}
 		s.mu.Unlock()
-		return nil
+		if stopped {
+			return io.EOF
+		}
+		<-s.stopped
 	}
-	s.mu.Unlock()
-	<-s.stopped
-	return io.EOF
 }
 
 func (s *fakeSource) Stop() {
@@ -172,4 +176,49 @@ func ExamplePlan_AggregateEvents() {
 	// Output:
 	// a start 1
 	// a end 1
+}
+
+// The probes a source adds to the plan as it follows the libraries its
+// process loads are folded from their first event, the later ones of
+// them first.
+func TestAggregateEventsGrown(t *testing.T) {
+	p := foldPlan()
+	tg := &probe.Target{Name: "/lib/b.so"}
+	var sites []*Site
+	for i, name := range []string{"b1", "b2"} {
+		pr := &probe.Probe{Target: tg, Provider: "b", Name: name}
+		sites = append(sites, &Site{Probe: pr, ProbeIndex: 2 + i, Args: []Arg{{Type: probespec.Type{Kind: probespec.Int, Size: 8, Signed: true}}}})
+	}
+	arg0 := aggregate.Key{Kind: aggregate.KeyArg, Arg: 0}
+	src := &fakeSource{stopped: make(chan struct{})}
+	ag, err := p.AggregateEvents(&Aggregation{Mode: Count, By: []aggregate.Key{arg0}}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
+	p.mu.Lock()
+	p.Probes = append(p.Probes, sites[0].Probe, sites[1].Probe)
+	p.Sites = append(p.Sites, sites...)
+	p.mu.Unlock()
+	ev := func(site, v int) Event { return hitAt(p, site, 1, 7, int64(v), false) }
+	src.mu.Lock()
+	src.events = []Event{ev(0, 1), ev(3, 2), ev(2, 3), ev(3, 2)}
+	src.mu.Unlock()
+	ag.Stop()
+	recs, err := ag.Collect(time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Replace(string(r.AppendJSON(nil)), `"ts":0,`, "", 1))
+	}
+	want := []string{
+		`{"provider":"a","name":"start","by":{"arg0":1},"count":1}`,
+		`{"provider":"b","name":"b1","by":{"arg0":3},"count":1}`,
+		`{"provider":"b","name":"b2","by":{"arg0":2},"count":2}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
