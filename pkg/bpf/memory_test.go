@@ -37,8 +37,10 @@ func TestMapMemory(t *testing.T) {
 	}{
 		// A ring buffer's pages are listed in an array of 8 bytes a
 		// page, and its header pages.
-		{"stream", Options{}, DefaultRingSize*101/100 + DefaultMaxSites*304, 18 * kib},
+		{"stream", Options{}, DefaultRingSize*101/100 + DefaultMaxSites*304, 17 * kib},
 		{"stream 64 MiB", Options{RingSize: 64 << 20, MaxSites: 100}, (64<<20)*101/100 + 100*304, 18 * kib},
+		// Room in each of the 4 scratch slots for a copy of the stack.
+		{"stream with stack copies", Options{UStackCopy: MaxStackCopy}, DefaultRingSize*101/100 + DefaultMaxSites*304, 50 * kib},
 		{"numbers", Options{NoStrings: true}, DefaultRingSize*101/100 + DefaultMaxSites*304, 1 * kib},
 		{"count", Options{Aggregate: count}, DefaultMaxSites*304 + 2*16*16384, 2 * kib},
 		// 2^20 keys of 32 bytes per CPU allocated in advance would be

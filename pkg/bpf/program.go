@@ -408,8 +408,12 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 		load = loadUsdtnumfault
 	case o.NoStrings:
 		load = loadUsdtnum
-	case faults:
+	case faults && o.UStackCopy > 0:
 		load = loadUsdtfault
+	case faults:
+		load = loadUsdtleanfault
+	case o.UStackCopy == 0:
+		load = loadUsdtlean
 	}
 	spec, err := load()
 	if err != nil {

@@ -335,7 +335,7 @@ func TestStackDepthVerifier(t *testing.T) {
 		size uint32
 		dead string
 	}{{"ustack_max", MaxStack, "take_copy"}, {"ustack_copy", MaxStackCopy, "take_stack"}}
-	for _, obj := range []string{"usdt_x86_bpfel.o", "usdtnum_x86_bpfel.o", "agg_x86_bpfel.o"} {
+	for _, obj := range []string{"usdt_x86_bpfel.o", "usdtlean_x86_bpfel.o", "usdtnum_x86_bpfel.o", "agg_x86_bpfel.o"} {
 		for _, way := range ways {
 			stackDepthVerifier(t, obj, way.name, way.size, way.dead)
 		}

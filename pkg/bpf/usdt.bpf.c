@@ -41,8 +41,20 @@
  */
 #define COPY_MAX 8192
 #define COPY_REGS 32
+/*
+ * USDT_COPY builds hold the copy in each scratch slot; the others, 4 KiB
+ * a slot rather than 12, make the events of streams without one.
+ */
+#ifndef USDT_COPY
+#define USDT_COPY 1
+#endif
+#if USDT_COPY
 #define DATA_SPACE (COPY_REGS + COPY_MAX + 4096) /* holds STACK_SPACE + STR_SPACE too */
 #define STR_MASK 16383 /* covers DATA_SPACE */
+#else
+#define DATA_SPACE (STACK_SPACE + STR_SPACE)
+#define STR_MASK 4095 /* covers DATA_SPACE */
+#endif
 #define HDR_SIZE __builtin_offsetof(struct event, data) /* an event without strings */
 
 struct event {
@@ -216,6 +228,7 @@ static __attribute__((noinline)) __u32 take_stack(void *ctx, struct event *e)
  * a page at a time, since a read that crosses the top of the stack fails
  * whole, and ends at the first page that cannot be read.
  */
+#if USDT_COPY
 static __attribute__((noinline)) __u32 take_copy(void *ctx, struct event *e)
 {
 	__u64 *regs = ctx, *r = (__u64 *)e->data;
@@ -251,6 +264,7 @@ static __attribute__((noinline)) __u32 take_copy(void *ctx, struct event *e)
 	}
 	return COPY_REGS + got;
 }
+#endif
 
 static __always_inline int handle(void *ctx)
 {
@@ -285,10 +299,12 @@ static __always_inline int handle(void *ctx)
 	fill_header(e, id, s);
 	if (ustack_max)
 		pos = take_stack(ctx, e);
+#if USDT_COPY
 	else if (ustack_copy) {
 		pos = take_copy(ctx, e);
 		e->copy = pos;
 	}
+#endif
 
 	for (int i = 0; i < MAX_ARGS; i++) {
 		struct arg *a = &s->args[i];
