@@ -9,6 +9,9 @@ import (
 // the Load that takes it before it is stopped.
 var spareKeeperLife = 10 * time.Second
 
+// warming starts warm once, for Prestart.
+var warming sync.Once
+
 // spare is the keeper Prestart started that no Load has taken yet.
 var spare struct {
 	sync.Mutex
@@ -20,7 +23,8 @@ var spare struct {
 // start (see Options.InProcess), so that its start, an exec of this
 // executable, overlaps what the caller does before calling Load, such
 // as reading the probes of the files to trace: a tracer is ready that
-// much sooner. The next Load that needs a keeper takes it; one that no
+// much sooner. It also asks the kernel, aside, what Load asks it, and
+// parses the program a stream loads there, which Load then finds done. The next Load that needs a keeper takes it; one that no
 // Load takes within 10 seconds is stopped. Prestart does nothing if
 // a spare keeper is already waiting, and reports no error: should the
 // keeper not start, Load starts its own and reports why it could not.
@@ -30,6 +34,7 @@ func Prestart() {
 	if spare.k != nil {
 		return
 	}
+	warming.Do(func() { go warm() })
 	k, err := startKeeper("", -1)
 	if err != nil {
 		return

@@ -386,11 +386,11 @@ func setByIP(spec *ebpf.CollectionSpec, o *Options) error {
 // programs' maps of sites and counters have the same names.
 func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, error) {
 	if o.Aggregate != nil {
-		load := loadAgg
+		load := specAgg
 		if o.old {
-			load = loadAggold
+			load = specAggold
 		}
-		spec, err := load()
+		spec, err := load.get()
 		if err != nil {
 			return nil, [2]string{}, err
 		}
@@ -398,24 +398,24 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 		return spec, [2]string{aggProgAggSingle, aggProgAggMulti}, nil
 	}
 	names := [2]string{usdtProgUsdtSingle, usdtProgUsdtMulti}
-	load := loadUsdt
+	load := specUsdt
 	switch {
 	case o.NoStrings && o.old:
-		load = loadUsdtnumold
+		load = specUsdtnumold
 	case o.old:
-		load = loadUsdtold
+		load = specUsdtold
 	case o.NoStrings && faults:
-		load = loadUsdtnumfault
+		load = specUsdtnumfault
 	case o.NoStrings:
-		load = loadUsdtnum
+		load = specUsdtnum
 	case faults && o.UStackCopy > 0:
-		load = loadUsdtfault
+		load = specUsdtfault
 	case faults:
-		load = loadUsdtleanfault
+		load = specUsdtleanfault
 	case o.UStackCopy == 0:
-		load = loadUsdtlean
+		load = specUsdtlean
 	}
-	spec, err := load()
+	spec, err := load.get()
 	if err != nil {
 		return nil, names, err
 	}
