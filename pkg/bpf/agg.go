@@ -199,6 +199,9 @@ type keyLayout struct {
 	// of the map of STARTs: pairStr says it is a string.
 	pairSize int
 	pairStr  bool
+	// dense, when not nil, is where the counters lie in generations
+	// that are arrays rather than hashes.
+	dense *denseLayout
 }
 
 func newKeyLayout(a *Aggregation, strSize int) (*keyLayout, error) {
@@ -330,11 +333,20 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	if err != nil {
 		return nil, err
 	}
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, err
+	}
 	inner := spec.Maps[aggMapCurrent].InnerMap
-	inner.KeySize = uint32(l.keySize)
-	inner.ValueSize = uint32(aggValueSize(a.Mode))
-	// Room for the lost entries too.
-	inner.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys) + nprobes)
+	l.dense = newDenseLayout(a, nprobes, ncpu)
+	if l.dense != nil {
+		l.dense.setSpec(inner)
+	} else {
+		inner.KeySize = uint32(l.keySize)
+		inner.ValueSize = uint32(aggValueSize(a.Mode))
+		// Room for the lost entries too.
+		inner.MaxEntries = uint32(orDefault(a.MaxKeys, DefaultMaxKeys) + nprobes)
+	}
 	spec.Maps[aggMapProbes].MaxEntries = uint32(nprobes)
 	if slices.Contains(a.Parts, PartUStack) {
 		stacks := spec.Maps[aggMapStacks]
@@ -357,16 +369,23 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 		kinds[i], offs[i], sizes[i] = uint8(k), uint16(l.off[i]), uint16(l.readSize(l.size[i], l.str[i], o.StringSize))
 		readArgs = readArgs || k == PartArg
 	}
+	dense, stride, buckets := false, 8, 1
+	if d := l.dense; d != nil {
+		dense, stride, buckets = true, d.stride, d.buckets
+	}
 	for name, v := range map[string]any{
-		aggVarMode:     uint8(a.Mode),
-		aggVarNparts:   uint8(len(l.parts)),
-		aggVarKeyWords: uint8(l.zeroed() / 8),
-		aggVarPairKind: uint8(pair),
-		aggVarPairSize: uint16(l.readSize(max(l.pairSize, numberSize), l.pairStr, o.StringSize)),
-		aggVarReadArgs: boolByte(readArgs),
-		aggVarPartKind: kinds,
-		aggVarPartOff:  offs,
-		aggVarPartSize: sizes,
+		aggVarDense:        boolByte(dense),
+		aggVarDenseStride:  uint32(stride),
+		aggVarDenseBuckets: uint8(buckets),
+		aggVarMode:         uint8(a.Mode),
+		aggVarNparts:       uint8(len(l.parts)),
+		aggVarKeyWords:     uint8(l.zeroed() / 8),
+		aggVarPairKind:     uint8(pair),
+		aggVarPairSize:     uint16(l.readSize(max(l.pairSize, numberSize), l.pairStr, o.StringSize)),
+		aggVarReadArgs:     boolByte(readArgs),
+		aggVarPartKind:     kinds,
+		aggVarPartOff:      offs,
+		aggVarPartSize:     sizes,
 	} {
 		if err := spec.Variables[name].Set(v); err != nil {
 			return nil, fmt.Errorf("set %s: %w", name, err)
@@ -419,6 +438,9 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 			return nil, fmt.Errorf("aggregation map: %w", err)
 		}
 		s.gens[i] = m
+		if l.dense != nil {
+			continue // an array: nothing is lost
+		}
 		if err := s.resetLost(m); err != nil {
 			s.close()
 			return nil, err
@@ -581,6 +603,12 @@ func (p *Program) Collect(fn func(*AggEntry)) error {
 		return fmt.Errorf("collect: switch generations: %w", err)
 	}
 	s.cur = 1 - s.cur
+	if d := s.layout.dense; d != nil {
+		if err := d.collect(old, s.mode, fn); err != nil {
+			return fmt.Errorf("collect: %w", err)
+		}
+		return nil
+	}
 	var keys [][]byte
 	var e AggEntry
 	key := make([]byte, s.layout.keySize)

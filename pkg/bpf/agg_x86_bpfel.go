@@ -44,32 +44,35 @@ type aggAggprobe struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	aggMapBusy       = "busy"
-	aggMapCounters   = "counters"
-	aggMapCurrent    = "current"
-	aggMapFilters    = "filters"
-	aggMapProbes     = "probes"
-	aggMapScratch    = "scratch"
-	aggMapSiteIps    = "site_ips"
-	aggMapSites      = "sites"
-	aggMapStacks     = "stacks"
-	aggMapStarts     = "starts"
-	aggProgAggMulti  = "agg_multi"
-	aggProgAggSingle = "agg_single"
-	aggVarByIp       = "by_ip"
-	aggVarCgroupId   = "cgroup_id"
-	aggVarFiltering  = "filtering"
-	aggVarKeyWords   = "key_words"
-	aggVarMode       = "mode"
-	aggVarNparts     = "nparts"
-	aggVarPairKind   = "pair_kind"
-	aggVarPairSize   = "pair_size"
-	aggVarPartKind   = "part_kind"
-	aggVarPartOff    = "part_off"
-	aggVarPartSize   = "part_size"
-	aggVarPidnsDev   = "pidns_dev"
-	aggVarPidnsIno   = "pidns_ino"
-	aggVarReadArgs   = "read_args"
+	aggMapBusy         = "busy"
+	aggMapCounters     = "counters"
+	aggMapCurrent      = "current"
+	aggMapFilters      = "filters"
+	aggMapProbes       = "probes"
+	aggMapScratch      = "scratch"
+	aggMapSiteIps      = "site_ips"
+	aggMapSites        = "sites"
+	aggMapStacks       = "stacks"
+	aggMapStarts       = "starts"
+	aggProgAggMulti    = "agg_multi"
+	aggProgAggSingle   = "agg_single"
+	aggVarByIp         = "by_ip"
+	aggVarCgroupId     = "cgroup_id"
+	aggVarDense        = "dense"
+	aggVarDenseBuckets = "dense_buckets"
+	aggVarDenseStride  = "dense_stride"
+	aggVarFiltering    = "filtering"
+	aggVarKeyWords     = "key_words"
+	aggVarMode         = "mode"
+	aggVarNparts       = "nparts"
+	aggVarPairKind     = "pair_kind"
+	aggVarPairSize     = "pair_size"
+	aggVarPartKind     = "part_kind"
+	aggVarPartOff      = "part_off"
+	aggVarPartSize     = "part_size"
+	aggVarPidnsDev     = "pidns_dev"
+	aggVarPidnsIno     = "pidns_ino"
+	aggVarReadArgs     = "read_args"
 )
 
 // loadAgg returns the embedded CollectionSpec for agg.
@@ -138,20 +141,23 @@ type aggMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type aggVariableSpecs struct {
-	ByIp      *ebpf.VariableSpec `ebpf:"by_ip"`
-	CgroupId  *ebpf.VariableSpec `ebpf:"cgroup_id"`
-	Filtering *ebpf.VariableSpec `ebpf:"filtering"`
-	KeyWords  *ebpf.VariableSpec `ebpf:"key_words"`
-	Mode      *ebpf.VariableSpec `ebpf:"mode"`
-	Nparts    *ebpf.VariableSpec `ebpf:"nparts"`
-	PairKind  *ebpf.VariableSpec `ebpf:"pair_kind"`
-	PairSize  *ebpf.VariableSpec `ebpf:"pair_size"`
-	PartKind  *ebpf.VariableSpec `ebpf:"part_kind"`
-	PartOff   *ebpf.VariableSpec `ebpf:"part_off"`
-	PartSize  *ebpf.VariableSpec `ebpf:"part_size"`
-	PidnsDev  *ebpf.VariableSpec `ebpf:"pidns_dev"`
-	PidnsIno  *ebpf.VariableSpec `ebpf:"pidns_ino"`
-	ReadArgs  *ebpf.VariableSpec `ebpf:"read_args"`
+	ByIp         *ebpf.VariableSpec `ebpf:"by_ip"`
+	CgroupId     *ebpf.VariableSpec `ebpf:"cgroup_id"`
+	Dense        *ebpf.VariableSpec `ebpf:"dense"`
+	DenseBuckets *ebpf.VariableSpec `ebpf:"dense_buckets"`
+	DenseStride  *ebpf.VariableSpec `ebpf:"dense_stride"`
+	Filtering    *ebpf.VariableSpec `ebpf:"filtering"`
+	KeyWords     *ebpf.VariableSpec `ebpf:"key_words"`
+	Mode         *ebpf.VariableSpec `ebpf:"mode"`
+	Nparts       *ebpf.VariableSpec `ebpf:"nparts"`
+	PairKind     *ebpf.VariableSpec `ebpf:"pair_kind"`
+	PairSize     *ebpf.VariableSpec `ebpf:"pair_size"`
+	PartKind     *ebpf.VariableSpec `ebpf:"part_kind"`
+	PartOff      *ebpf.VariableSpec `ebpf:"part_off"`
+	PartSize     *ebpf.VariableSpec `ebpf:"part_size"`
+	PidnsDev     *ebpf.VariableSpec `ebpf:"pidns_dev"`
+	PidnsIno     *ebpf.VariableSpec `ebpf:"pidns_ino"`
+	ReadArgs     *ebpf.VariableSpec `ebpf:"read_args"`
 }
 
 // aggObjects contains all objects after they have been loaded into the kernel.
@@ -205,20 +211,23 @@ func (m *aggMaps) Close() error {
 //
 // It can be passed to loadAggObjects or ebpf.CollectionSpec.LoadAndAssign.
 type aggVariables struct {
-	ByIp      *ebpf.Variable `ebpf:"by_ip"`
-	CgroupId  *ebpf.Variable `ebpf:"cgroup_id"`
-	Filtering *ebpf.Variable `ebpf:"filtering"`
-	KeyWords  *ebpf.Variable `ebpf:"key_words"`
-	Mode      *ebpf.Variable `ebpf:"mode"`
-	Nparts    *ebpf.Variable `ebpf:"nparts"`
-	PairKind  *ebpf.Variable `ebpf:"pair_kind"`
-	PairSize  *ebpf.Variable `ebpf:"pair_size"`
-	PartKind  *ebpf.Variable `ebpf:"part_kind"`
-	PartOff   *ebpf.Variable `ebpf:"part_off"`
-	PartSize  *ebpf.Variable `ebpf:"part_size"`
-	PidnsDev  *ebpf.Variable `ebpf:"pidns_dev"`
-	PidnsIno  *ebpf.Variable `ebpf:"pidns_ino"`
-	ReadArgs  *ebpf.Variable `ebpf:"read_args"`
+	ByIp         *ebpf.Variable `ebpf:"by_ip"`
+	CgroupId     *ebpf.Variable `ebpf:"cgroup_id"`
+	Dense        *ebpf.Variable `ebpf:"dense"`
+	DenseBuckets *ebpf.Variable `ebpf:"dense_buckets"`
+	DenseStride  *ebpf.Variable `ebpf:"dense_stride"`
+	Filtering    *ebpf.Variable `ebpf:"filtering"`
+	KeyWords     *ebpf.Variable `ebpf:"key_words"`
+	Mode         *ebpf.Variable `ebpf:"mode"`
+	Nparts       *ebpf.Variable `ebpf:"nparts"`
+	PairKind     *ebpf.Variable `ebpf:"pair_kind"`
+	PairSize     *ebpf.Variable `ebpf:"pair_size"`
+	PartKind     *ebpf.Variable `ebpf:"part_kind"`
+	PartOff      *ebpf.Variable `ebpf:"part_off"`
+	PartSize     *ebpf.Variable `ebpf:"part_size"`
+	PidnsDev     *ebpf.Variable `ebpf:"pidns_dev"`
+	PidnsIno     *ebpf.Variable `ebpf:"pidns_ino"`
+	ReadArgs     *ebpf.Variable `ebpf:"read_args"`
 }
 
 // aggPrograms contains all programs after they have been loaded into the kernel.

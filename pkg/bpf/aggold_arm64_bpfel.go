@@ -16,32 +16,35 @@ import (
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	aggoldMapBusy       = "busy"
-	aggoldMapCounters   = "counters"
-	aggoldMapCurrent    = "current"
-	aggoldMapFilters    = "filters"
-	aggoldMapProbes     = "probes"
-	aggoldMapScratch    = "scratch"
-	aggoldMapSiteIps    = "site_ips"
-	aggoldMapSites      = "sites"
-	aggoldMapStacks     = "stacks"
-	aggoldMapStarts     = "starts"
-	aggoldProgAggMulti  = "agg_multi"
-	aggoldProgAggSingle = "agg_single"
-	aggoldVarByIp       = "by_ip"
-	aggoldVarCgroupId   = "cgroup_id"
-	aggoldVarFiltering  = "filtering"
-	aggoldVarKeyWords   = "key_words"
-	aggoldVarMode       = "mode"
-	aggoldVarNparts     = "nparts"
-	aggoldVarPairKind   = "pair_kind"
-	aggoldVarPairSize   = "pair_size"
-	aggoldVarPartKind   = "part_kind"
-	aggoldVarPartOff    = "part_off"
-	aggoldVarPartSize   = "part_size"
-	aggoldVarPidnsDev   = "pidns_dev"
-	aggoldVarPidnsIno   = "pidns_ino"
-	aggoldVarReadArgs   = "read_args"
+	aggoldMapBusy         = "busy"
+	aggoldMapCounters     = "counters"
+	aggoldMapCurrent      = "current"
+	aggoldMapFilters      = "filters"
+	aggoldMapProbes       = "probes"
+	aggoldMapScratch      = "scratch"
+	aggoldMapSiteIps      = "site_ips"
+	aggoldMapSites        = "sites"
+	aggoldMapStacks       = "stacks"
+	aggoldMapStarts       = "starts"
+	aggoldProgAggMulti    = "agg_multi"
+	aggoldProgAggSingle   = "agg_single"
+	aggoldVarByIp         = "by_ip"
+	aggoldVarCgroupId     = "cgroup_id"
+	aggoldVarDense        = "dense"
+	aggoldVarDenseBuckets = "dense_buckets"
+	aggoldVarDenseStride  = "dense_stride"
+	aggoldVarFiltering    = "filtering"
+	aggoldVarKeyWords     = "key_words"
+	aggoldVarMode         = "mode"
+	aggoldVarNparts       = "nparts"
+	aggoldVarPairKind     = "pair_kind"
+	aggoldVarPairSize     = "pair_size"
+	aggoldVarPartKind     = "part_kind"
+	aggoldVarPartOff      = "part_off"
+	aggoldVarPartSize     = "part_size"
+	aggoldVarPidnsDev     = "pidns_dev"
+	aggoldVarPidnsIno     = "pidns_ino"
+	aggoldVarReadArgs     = "read_args"
 )
 
 // loadAggold returns the embedded CollectionSpec for aggold.
@@ -110,20 +113,23 @@ type aggoldMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type aggoldVariableSpecs struct {
-	ByIp      *ebpf.VariableSpec `ebpf:"by_ip"`
-	CgroupId  *ebpf.VariableSpec `ebpf:"cgroup_id"`
-	Filtering *ebpf.VariableSpec `ebpf:"filtering"`
-	KeyWords  *ebpf.VariableSpec `ebpf:"key_words"`
-	Mode      *ebpf.VariableSpec `ebpf:"mode"`
-	Nparts    *ebpf.VariableSpec `ebpf:"nparts"`
-	PairKind  *ebpf.VariableSpec `ebpf:"pair_kind"`
-	PairSize  *ebpf.VariableSpec `ebpf:"pair_size"`
-	PartKind  *ebpf.VariableSpec `ebpf:"part_kind"`
-	PartOff   *ebpf.VariableSpec `ebpf:"part_off"`
-	PartSize  *ebpf.VariableSpec `ebpf:"part_size"`
-	PidnsDev  *ebpf.VariableSpec `ebpf:"pidns_dev"`
-	PidnsIno  *ebpf.VariableSpec `ebpf:"pidns_ino"`
-	ReadArgs  *ebpf.VariableSpec `ebpf:"read_args"`
+	ByIp         *ebpf.VariableSpec `ebpf:"by_ip"`
+	CgroupId     *ebpf.VariableSpec `ebpf:"cgroup_id"`
+	Dense        *ebpf.VariableSpec `ebpf:"dense"`
+	DenseBuckets *ebpf.VariableSpec `ebpf:"dense_buckets"`
+	DenseStride  *ebpf.VariableSpec `ebpf:"dense_stride"`
+	Filtering    *ebpf.VariableSpec `ebpf:"filtering"`
+	KeyWords     *ebpf.VariableSpec `ebpf:"key_words"`
+	Mode         *ebpf.VariableSpec `ebpf:"mode"`
+	Nparts       *ebpf.VariableSpec `ebpf:"nparts"`
+	PairKind     *ebpf.VariableSpec `ebpf:"pair_kind"`
+	PairSize     *ebpf.VariableSpec `ebpf:"pair_size"`
+	PartKind     *ebpf.VariableSpec `ebpf:"part_kind"`
+	PartOff      *ebpf.VariableSpec `ebpf:"part_off"`
+	PartSize     *ebpf.VariableSpec `ebpf:"part_size"`
+	PidnsDev     *ebpf.VariableSpec `ebpf:"pidns_dev"`
+	PidnsIno     *ebpf.VariableSpec `ebpf:"pidns_ino"`
+	ReadArgs     *ebpf.VariableSpec `ebpf:"read_args"`
 }
 
 // aggoldObjects contains all objects after they have been loaded into the kernel.
@@ -177,20 +183,23 @@ func (m *aggoldMaps) Close() error {
 //
 // It can be passed to loadAggoldObjects or ebpf.CollectionSpec.LoadAndAssign.
 type aggoldVariables struct {
-	ByIp      *ebpf.Variable `ebpf:"by_ip"`
-	CgroupId  *ebpf.Variable `ebpf:"cgroup_id"`
-	Filtering *ebpf.Variable `ebpf:"filtering"`
-	KeyWords  *ebpf.Variable `ebpf:"key_words"`
-	Mode      *ebpf.Variable `ebpf:"mode"`
-	Nparts    *ebpf.Variable `ebpf:"nparts"`
-	PairKind  *ebpf.Variable `ebpf:"pair_kind"`
-	PairSize  *ebpf.Variable `ebpf:"pair_size"`
-	PartKind  *ebpf.Variable `ebpf:"part_kind"`
-	PartOff   *ebpf.Variable `ebpf:"part_off"`
-	PartSize  *ebpf.Variable `ebpf:"part_size"`
-	PidnsDev  *ebpf.Variable `ebpf:"pidns_dev"`
-	PidnsIno  *ebpf.Variable `ebpf:"pidns_ino"`
-	ReadArgs  *ebpf.Variable `ebpf:"read_args"`
+	ByIp         *ebpf.Variable `ebpf:"by_ip"`
+	CgroupId     *ebpf.Variable `ebpf:"cgroup_id"`
+	Dense        *ebpf.Variable `ebpf:"dense"`
+	DenseBuckets *ebpf.Variable `ebpf:"dense_buckets"`
+	DenseStride  *ebpf.Variable `ebpf:"dense_stride"`
+	Filtering    *ebpf.Variable `ebpf:"filtering"`
+	KeyWords     *ebpf.Variable `ebpf:"key_words"`
+	Mode         *ebpf.Variable `ebpf:"mode"`
+	Nparts       *ebpf.Variable `ebpf:"nparts"`
+	PairKind     *ebpf.Variable `ebpf:"pair_kind"`
+	PairSize     *ebpf.Variable `ebpf:"pair_size"`
+	PartKind     *ebpf.Variable `ebpf:"part_kind"`
+	PartOff      *ebpf.Variable `ebpf:"part_off"`
+	PartSize     *ebpf.Variable `ebpf:"part_size"`
+	PidnsDev     *ebpf.Variable `ebpf:"pidns_dev"`
+	PidnsIno     *ebpf.Variable `ebpf:"pidns_ino"`
+	ReadArgs     *ebpf.Variable `ebpf:"read_args"`
 }
 
 // aggoldPrograms contains all programs after they have been loaded into the kernel.

@@ -321,7 +321,11 @@
 // entries of keys are allocated as keys are seen, not in advance: about
 // 64 bytes each and 8 bytes (counts) or 32 bytes (histograms, stats and
 // latencies) per CPU, so that 10,240 keys of --stats on 128 CPUs take
-// 42 MiB, and 100 keys 0.4 MiB.
+// 42 MiB, and 100 keys 0.4 MiB. Counts and histograms without key parts
+// keep no hash: each generation is an array with a region per CPU, a
+// count (8 bytes) or 67 buckets (536 bytes) a probe id, rounded up to 64
+// bytes, unless that is over 1 MiB in all, which takes the hash; it
+// costs a hit less than a hash (see agg.bpf.c's dense_add).
 //
 // # Regenerating
 //

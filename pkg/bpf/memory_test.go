@@ -25,6 +25,7 @@ func TestMapMemory(t *testing.T) {
 		small = 64 * kib // .rodata, filters, counters, probes, hash tables' heads
 	)
 	count := &Aggregation{Mode: AggCount, Probes: []AggProbe{{}}}
+	byPID := &Aggregation{Mode: AggCount, Parts: []PartKind{PartPID}, Probes: []AggProbe{{}}}
 	const keys = 1<<20 - 1 // and a lost entry of the probe: 2^20 buckets
 	stats := &Aggregation{Mode: AggStats, Probes: []AggProbe{{}}, MaxKeys: keys}
 	latency := &Aggregation{Mode: AggLatency, Probes: []AggProbe{{}, {}}}
@@ -42,7 +43,9 @@ func TestMapMemory(t *testing.T) {
 		// Room in each of the 4 scratch slots for a copy of the stack.
 		{"stream with stack copies", Options{UStackCopy: MaxStackCopy}, DefaultRingSize*101/100 + DefaultMaxSites*304, 50 * kib},
 		{"numbers", Options{NoStrings: true}, DefaultRingSize*101/100 + DefaultMaxSites*304, 1 * kib},
-		{"count", Options{Aggregate: count}, DefaultMaxSites*304 + 2*16*16384, 2 * kib},
+		// Counts without a key are an array of a cache line per CPU.
+		{"count", Options{Aggregate: count}, DefaultMaxSites * 304, 2 * kib},
+		{"count by pid", Options{Aggregate: byPID}, DefaultMaxSites*304 + 2*16*16384, 2 * kib},
 		// 2^20 keys of 32 bytes per CPU allocated in advance would be
 		// 32 MiB a CPU: only the buckets are.
 		{"stats of 2^20 keys", Options{Aggregate: stats}, DefaultMaxSites*304 + 2*16*(keys+1), 2 * kib},

@@ -84,6 +84,10 @@ func frames(insns asm.Instructions) ([]*frame, error) {
 			switch {
 			case op.ALUOp() == asm.Mov && op.Source() == asm.RegSource:
 				fp[dst], known[dst] = fp[src], known[src]
+			case op.ALUOp() == asm.Mov:
+				// A number in place of what the register held, a
+				// pointer into the frame on another path.
+				known[dst] = false
 			case !known[dst] && (op.Source() == asm.ImmSource || !known[src]):
 				// Arithmetic on numbers.
 			case (op.ALUOp() == asm.Add || op.ALUOp() == asm.Sub) && op.Source() == asm.ImmSource:

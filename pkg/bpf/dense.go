@@ -1,0 +1,98 @@
+package bpf
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+)
+
+// denseHist is agg.bpf.c's DENSE_HIST: the counters of a probe's
+// histogram, buckets 0 to 65, then the hits whose value was not read.
+const denseHist = 67
+
+// maxDense bounds the bytes of a generation that is an array of
+// counters, all CPUs together; an aggregation that would need more keeps
+// a hash.
+const maxDense = 1 << 20
+
+// denseLayout is where the counters of an aggregation without key parts,
+// AggCount or AggHist, lie when its generations are arrays of counters
+// rather than hashes (agg.bpf.c's dense_add): an entry per CPU, keyed by
+// the CPU's number, of stride counters, buckets for each probe id.
+type denseLayout struct {
+	stride  int // a multiple of 8, so that CPUs share no cache line
+	buckets int
+	ncpu    int
+}
+
+// newDenseLayout returns the layout of the counters of a, with room for
+// nprobes probe ids on ncpu CPUs, or nil when a keeps its entries in a
+// hash: it has key parts, or values other than counts, or too many.
+func newDenseLayout(a *Aggregation, nprobes, ncpu int) *denseLayout {
+	if len(a.Parts) > 0 {
+		return nil
+	}
+	buckets := 1
+	switch a.Mode {
+	case AggCount:
+	case AggHist:
+		buckets = denseHist
+	default:
+		return nil
+	}
+	stride := (nprobes*buckets + 7) &^ 7
+	if stride*8*ncpu > maxDense {
+		return nil
+	}
+	return &denseLayout{stride: stride, buckets: buckets, ncpu: ncpu}
+}
+
+// setSpec makes inner, the spec of a generation, an array of d's
+// counters.
+func (d *denseLayout) setSpec(inner *ebpf.MapSpec) {
+	inner.Type = ebpf.Array
+	inner.KeySize = 4
+	inner.ValueSize = uint32(8 * d.stride)
+	inner.MaxEntries = uint32(d.ncpu)
+	inner.Flags &^= unix.BPF_F_NO_PREALLOC
+}
+
+// collect calls fn with each counter of m, a generation no hit adds to,
+// that counted something, summed over the CPUs, and then zeroes them.
+// The AggEntry is reused between calls.
+func (d *denseLayout) collect(m *ebpf.Map, mode AggMode, fn func(*AggEntry)) error {
+	sums := make([]uint64, d.stride)
+	vals := make([]uint64, d.stride)
+	for cpu := range d.ncpu {
+		if err := m.Lookup(uint32(cpu), &vals); err != nil {
+			return fmt.Errorf("counters of cpu %d: %w", cpu, err)
+		}
+		for i, v := range vals {
+			sums[i] += v
+		}
+	}
+	clear(vals)
+	for cpu := range d.ncpu {
+		if err := m.Put(uint32(cpu), vals); err != nil {
+			return fmt.Errorf("empty the counters of cpu %d: %w", cpu, err)
+		}
+	}
+	var e AggEntry
+	for i, n := range sums {
+		if n == 0 {
+			continue
+		}
+		// Min and Max as decode leaves them for counts.
+		e = AggEntry{Parts: e.Parts[:0], Probe: uint32(i / d.buckets), Count: n, Min: int64(^uint64(1 << 63)), Max: int64(-1 << 63)}
+		if mode == AggHist {
+			if b := i % d.buckets; b == denseHist-1 {
+				e.Unread = true
+			} else {
+				e.Bucket = b
+			}
+		}
+		fn(&e)
+	}
+	return nil
+}
