@@ -24,10 +24,11 @@ var spare struct {
 // executable, overlaps what the caller does before calling Load, such
 // as reading the probes of the files to trace: a tracer is ready that
 // much sooner. It also asks the kernel, aside, what Load asks it, and
-// parses the program a stream loads there, which Load then finds done. The next Load that needs a keeper takes it; one that no
-// Load takes within 10 seconds is stopped. Prestart does nothing if
-// a spare keeper is already waiting, and reports no error: should the
-// keeper not start, Load starts its own and reports why it could not.
+// parses the program a stream loads there, which Load then finds done.
+// The next Load that needs a keeper takes it; one that no Load takes
+// within 10 seconds is stopped. Prestart does nothing if a spare keeper
+// is already waiting, and reports no error: should the keeper not
+// start, Load starts its own and reports why it could not.
 func Prestart() {
 	spare.Lock()
 	defer spare.Unlock()
