@@ -21,21 +21,14 @@ const refreshEvery = 100 * time.Millisecond
 // one gone since keeps the maps last read. Processes is safe for
 // concurrent use.
 type Processes struct {
-	cache *Cache
-
-	mu    sync.Mutex                  // held while a Process is used
-	procs *lru.Cache[int, *procEntry] // by pid
-}
-
-type procEntry struct {
-	p       *Process // nil: the process could not be read
-	refresh time.Time
+	mu    sync.Mutex // held while a Process is used
+	procs *lru.Procs[*Process]
 }
 
 // NewProcesses returns Processes that read objects through cache and
 // keep at most n processes (1 at least).
 func NewProcesses(cache *Cache, n int) *Processes {
-	return &Processes{cache: cache, procs: lru.New[int, *procEntry](int64(max(n, 1)))}
+	return &Processes{procs: lru.NewProcs(n, func(pid int) (*Process, error) { return NewProcess(pid, cache) })}
 }
 
 // Frames appends to dst the frames of the addresses of process pid and
@@ -43,8 +36,8 @@ func NewProcesses(cache *Cache, n int) *Processes {
 func (ps *Processes) Frames(dst []Frame, pid int, addrs []uint64) []Frame {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	e := ps.entry(pid)
-	if e.p == nil {
+	e := ps.procs.Get(pid)
+	if !e.OK {
 		for _, a := range addrs {
 			dst = append(dst, Frame{Addr: a})
 		}
@@ -52,18 +45,18 @@ func (ps *Processes) Frames(dst []Frame, pid int, addrs []uint64) []Frame {
 	}
 	start := len(dst)
 	for _, a := range addrs {
-		dst = append(dst, e.p.Frame(a))
+		dst = append(dst, e.P.Frame(a))
 	}
-	if !unplaced(dst[start:]) || time.Since(e.refresh) < refreshEvery {
+	if !unplaced(dst[start:]) || time.Since(e.Refreshed) < refreshEvery {
 		return dst
 	}
-	e.refresh = time.Now()
-	if e.p.Refresh() != nil {
+	e.Refreshed = time.Now()
+	if e.P.Refresh() != nil {
 		return dst // gone: what was placed stays
 	}
 	dst = dst[:start]
 	for _, a := range addrs {
-		dst = append(dst, e.p.Frame(a))
+		dst = append(dst, e.P.Frame(a))
 	}
 	return dst
 }
@@ -77,38 +70,14 @@ func (ps *Processes) Frames(dst []Frame, pid int, addrs []uint64) []Frame {
 func (ps *Processes) Refresh(pid int) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	e, ok := ps.procs.Get(pid)
-	if ok && e.p != nil {
-		return e.p.Refresh()
-	}
-	p, err := NewProcess(pid, ps.cache)
-	if err != nil {
-		return err
-	}
-	if ok {
-		e.p = p
-		return nil
-	}
-	ps.procs.Add(pid, &procEntry{p: p}, 1)
-	return nil
+	return ps.procs.Refresh(pid)
 }
 
 // Forget drops what is kept of process pid, which has exited.
 func (ps *Processes) Forget(pid int) {
-	ps.procs.Remove(pid)
-}
-
-// entry returns the entry of pid, made now if there is none.
-func (ps *Processes) entry(pid int) *procEntry {
-	if e, ok := ps.procs.Get(pid); ok {
-		return e
-	}
-	e := &procEntry{}
-	if p, err := NewProcess(pid, ps.cache); err == nil {
-		e.p = p
-	}
-	ps.procs.Add(pid, e, 1)
-	return e
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.procs.Forget(pid)
 }
 
 // unplaced reports whether a frame lies in no mapping the process had

@@ -158,18 +158,11 @@ func (p *Process) mapping(pc uint64) *process.Mapping {
 
 // Processes unwinds the stacks of many processes, as a tracer sees
 // them: each pid gets a Process at its first stack or at Refresh; at
-// most n are kept,
-// the least recently used dropped first. Processes is safe for
-// concurrent use.
+// most n are kept, the least recently used dropped first. Processes is
+// safe for concurrent use.
 type Processes struct {
-	cache *Cache
-
-	mu    sync.Mutex                  // held while a Process is used
-	procs *lru.Cache[int, *procEntry] // by pid
-}
-
-type procEntry struct {
-	p *Process // nil: the process could not be read
+	mu    sync.Mutex // held while a Process is used
+	procs *lru.Procs[*Process]
 }
 
 // NewProcesses returns Processes that read tables through cache (nil: a
@@ -178,7 +171,7 @@ func NewProcesses(cache *Cache, n int) *Processes {
 	if cache == nil {
 		cache = NewCache(0)
 	}
-	return &Processes{cache: cache, procs: lru.New[int, *procEntry](int64(max(n, 1)))}
+	return &Processes{procs: lru.NewProcs(n, func(pid int) (*Process, error) { return NewProcess(pid, cache) })}
 }
 
 // Unwind appends to dst the return addresses of the stack st of process
@@ -187,14 +180,14 @@ func NewProcesses(cache *Cache, n int) *Processes {
 func (ps *Processes) Unwind(dst []uint64, pid int, st *Stack, max int) []uint64 {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	e := ps.entry(pid)
-	if e.p == nil {
+	e := ps.procs.Get(pid)
+	if !e.OK {
 		if max > 0 {
 			dst = append(dst, st.PC)
 		}
 		return dst
 	}
-	out, err := Unwind(dst, hostMachine, st, e.p, max)
+	out, err := Unwind(dst, hostMachine, st, e.P, max)
 	if err != nil && max > 0 {
 		return append(dst, st.PC)
 	}
@@ -208,35 +201,12 @@ func (ps *Processes) Unwind(dst []uint64, pid int, st *Stack, max int) []uint64 
 func (ps *Processes) Refresh(pid int) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	e, ok := ps.procs.Get(pid)
-	if ok && e.p != nil {
-		return e.p.Refresh()
-	}
-	p, err := NewProcess(pid, ps.cache)
-	if err != nil {
-		return err
-	}
-	if ok {
-		e.p = p
-		return nil
-	}
-	ps.procs.Add(pid, &procEntry{p: p}, 1)
-	return nil
+	return ps.procs.Refresh(pid)
 }
 
 // Forget drops what is kept of process pid.
 func (ps *Processes) Forget(pid int) {
-	ps.procs.Remove(pid)
-}
-
-func (ps *Processes) entry(pid int) *procEntry {
-	if e, ok := ps.procs.Get(pid); ok {
-		return e
-	}
-	e := &procEntry{}
-	if p, err := NewProcess(pid, ps.cache); err == nil {
-		e.p = p
-	}
-	ps.procs.Add(pid, e, 1)
-	return e
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.procs.Forget(pid)
 }
