@@ -3,6 +3,7 @@ package unwind
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -11,32 +12,39 @@ import (
 	"testing"
 )
 
-// dwarfRegs numbers the registers as readelf names them.
-var dwarfRegs = func() map[string]uint64 {
-	m := map[string]uint64{}
-	for i, n := range []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp"} {
-		m[n] = uint64(i)
-	}
-	for i := 8; i < 16; i++ {
-		m["r"+strconv.Itoa(i)] = uint64(i)
-	}
-	for i := 0; i <= 30; i++ {
-		m["x"+strconv.Itoa(i)] = uint64(i)
-	}
-	m["sp"] = 31
-	return m
-}()
+// dwarfRegs numbers the registers of each machine as readelf names
+// them.
+var dwarfRegs = map[elf.Machine]map[string]uint64{
+	elf.EM_X86_64: func() map[string]uint64 {
+		m := map[string]uint64{}
+		for i, n := range []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp"} {
+			m[n] = uint64(i)
+		}
+		for i := 8; i < 16; i++ {
+			m["r"+strconv.Itoa(i)] = uint64(i)
+		}
+		return m
+	}(),
+	elf.EM_AARCH64: func() map[string]uint64 {
+		m := map[string]uint64{"sp": 31}
+		for i := 0; i <= 30; i++ {
+			m["x"+strconv.Itoa(i)] = uint64(i)
+		}
+		for i := 0; i < 32; i++ {
+			m["v"+strconv.Itoa(i)] = uint64(64 + i)
+		}
+		return m
+	}(),
+}
 
 // readelfRows compares the rules of every row of every FDE of .eh_frame
 // that readelf --debug-dump=frames-interp prints for path with those of
 // Table.Row at the row's address, and returns the number of rows.
-func readelfRows(t *testing.T, path string) int {
+// readelf is the command, of the binutils of path's machine.
+func readelfRows(t *testing.T, readelf, path string) int {
 	t.Helper()
-	if _, err := exec.LookPath("readelf"); err != nil {
-		t.Skip("requires readelf (binutils)")
-	}
 	// readelf exits 1 after printing libc's tables, with no message.
-	out, err := exec.Command("readelf", "--debug-dump=frames-interp", path).Output()
+	out, err := exec.Command(readelf, "--debug-dump=frames-interp", path).Output()
 	if err != nil && len(out) == 0 {
 		t.Fatalf("readelf %s: %v", path, err)
 	}
@@ -77,7 +85,7 @@ func readelfRows(t *testing.T, path string) int {
 				failed++
 				continue
 			}
-			if msg := compareRow(row, f[1], cols, f[2:]); msg != "" {
+			if msg := compareRow(tab.Machine, row, f[1], cols, f[2:]); msg != "" {
 				t.Errorf("Row(%#x): %s (readelf: %q)", loc, msg, line)
 				failed++
 			}
@@ -90,14 +98,14 @@ func readelfRows(t *testing.T, path string) int {
 }
 
 // compareRow returns how row differs from readelf's columns, "" if not.
-func compareRow(row *Row, cfa string, cols, vals []string) string {
-	if got := cfaString(row.CFA); got != cfa {
+func compareRow(m elf.Machine, row *Row, cfa string, cols, vals []string) string {
+	if got := cfaString(m, row.CFA); got != cfa {
 		return fmt.Sprintf("CFA %s, want %s", got, cfa)
 	}
 	for i, c := range cols {
 		reg := row.RA
 		if c != "ra" {
-			n, ok := dwarfRegs[c]
+			n, ok := dwarfRegs[m][c]
 			if !ok {
 				return "register " + c + " unknown"
 			}
@@ -106,30 +114,30 @@ func compareRow(row *Row, cfa string, cols, vals []string) string {
 		if reg > MaxReg {
 			continue
 		}
-		if got := ruleString(row.Regs[reg]); got != vals[i] {
+		if got := ruleString(m, row.Regs[reg]); got != vals[i] {
 			return fmt.Sprintf("%s: %s, want %s", c, got, vals[i])
 		}
 	}
 	return ""
 }
 
-func regName(n uint64) string {
-	for k, v := range dwarfRegs {
-		if v == n && (n > 15 || !strings.HasPrefix(k, "x")) {
+func regName(m elf.Machine, n uint64) string {
+	for k, v := range dwarfRegs[m] {
+		if v == n {
 			return k
 		}
 	}
 	return "r" + strconv.FormatUint(n, 10)
 }
 
-func cfaString(r Rule) string {
+func cfaString(m elf.Machine, r Rule) string {
 	if r.Kind == CFAExpression {
 		return "exp"
 	}
-	return fmt.Sprintf("%s%+d", regName(r.Reg), r.Off)
+	return fmt.Sprintf("%s%+d", regName(m, r.Reg), r.Off)
 }
 
-func ruleString(r Rule) string {
+func ruleString(m elf.Machine, r Rule) string {
 	switch r.Kind {
 	case Unspecified, Undefined:
 		return "u"
@@ -140,7 +148,7 @@ func ruleString(r Rule) string {
 	case ValOffset:
 		return fmt.Sprintf("v%+d", r.Off)
 	case Register:
-		return regName(r.Reg)
+		return regName(m, r.Reg)
 	case Expression:
 		return "exp"
 	case ValExpression:
@@ -152,10 +160,61 @@ func ruleString(r Rule) string {
 // TestReadelf checks the rules of every row of the fixtures, built
 // without frame pointers, and of the C library against readelf's.
 func TestReadelf(t *testing.T) {
+	if _, err := exec.LookPath("readelf"); err != nil {
+		t.Skip("requires readelf (binutils)")
+	}
 	fx := buildChain(t, false)
 	for _, path := range []string{fx.exe, fx.lib, libc(t)} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			n := readelfRows(t, path)
+			n := readelfRows(t, "readelf", path)
+			if n == 0 {
+				t.Fatalf("readelf printed no rows of %s", path)
+			}
+			t.Logf("%d rows", n)
+		})
+	}
+}
+
+// TestReadelfArm64 checks the rules of every row of arm64 code built by
+// the cross compiler at -O2 without frame pointers, with return
+// addresses signed (-mbranch-protection=standard) and not, of the chain
+// fixture, and of the cross C library, against the cross readelf's.
+func TestReadelfArm64(t *testing.T) {
+	const triple = "aarch64-linux-gnu"
+	for _, tool := range []string{"-gcc", "-readelf"} {
+		if _, err := exec.LookPath(triple + tool); err != nil {
+			t.Skipf("requires %s%s (package gcc-%s)", triple, tool, triple)
+		}
+	}
+	dir := t.TempDir()
+	cc := func(out string, args ...string) string {
+		t.Helper()
+		path := filepath.Join(dir, out)
+		args = append([]string{"-O2", "-fomit-frame-pointer", "-o", path}, args...)
+		if out, err := exec.Command(triple+"-gcc", args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s-gcc %v: %v\n%s", triple, args, err, out)
+		}
+		return path
+	}
+	paths := []string{
+		cc("frames", "testdata/frames.c"),
+		cc("frames-pac", "-mbranch-protection=standard", "testdata/frames.c"),
+		cc("libchain.so", "-fno-optimize-sibling-calls", "-shared", "-fPIC", "testdata/chainlib.c"),
+	}
+	out, err := exec.Command(triple+"-gcc", "-print-file-name=libc.so.6").Output()
+	if libc := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(libc) {
+		paths = append(paths, libc)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			tab, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.Machine != elf.EM_AARCH64 {
+				t.Fatalf("Open(%s).Machine = %v, want EM_AARCH64", path, tab.Machine)
+			}
+			n := readelfRows(t, triple+"-readelf", path)
 			if n == 0 {
 				t.Fatalf("readelf printed no rows of %s", path)
 			}
