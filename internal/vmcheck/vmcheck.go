@@ -33,11 +33,19 @@ type Plan struct {
 	Bin      string `json:"bin"`
 	Fixtures string `json:"fixtures"`
 
+	// UStackMissing says why there are no fixtures of --ustack=dwarf
+	// (Fixtures/ustack: pkg/unwind's chain, built ahead with a cross
+	// compiler, and the C library it runs with); "" when they are there.
+	UStackMissing string `json:"ustack_missing,omitempty"`
+
 	// Tests are the go test -c binaries to run.
 	Tests []Test `json:"tests,omitempty"`
 
 	// Checks names the attach checks to run; all of them when empty.
 	Checks []string `json:"checks,omitempty"`
+	// Known are attach checks not to run, each with the known failure
+	// that covers it: they are reported as skipped, saying why.
+	Known map[string]string `json:"known,omitempty"`
 }
 
 // A Test is a go test -c binary and where it runs.

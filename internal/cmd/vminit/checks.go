@@ -58,6 +58,11 @@ var checks = []check{
 	{"burst-tracefs", "", burst("tracefs")},
 	{"i386", "amd64", stream(fx386, "auto")},
 	{"i386-tracefs", "amd64", stream(fx386, "tracefs")},
+	// Each backend forced: the BPF backend's refusal, then a fall back
+	// to tracefs, would take minutes under TCG. pkg/attach's tests
+	// check the same on x86-64, with the host's compiler.
+	{"ustack-dwarf-bpf", "arm64", ustackDwarf("bpf")},
+	{"ustack-dwarf-tracefs", "arm64", ustackDwarf("tracefs")},
 }
 
 // selected returns the checks the plan names, all when it names none.

@@ -20,6 +20,9 @@ type record struct {
 	Lost     *int64            `json:"lost"`
 	Latency  string            `json:"latency"`
 	From     string            `json:"from"`
+	UStack   []struct {
+		Sym string `json:"sym"`
+	} `json:"ustack"`
 }
 
 // parseRecords parses sdtattach's standard output.

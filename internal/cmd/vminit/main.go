@@ -53,6 +53,10 @@ func run(planPath string, out *os.File) error {
 		if c.arch != "" && c.arch != plan.Arch {
 			continue
 		}
+		if why, ok := plan.Known[c.name]; ok {
+			fmt.Fprintln(out, vmcheck.Result{Check: c.name, Status: vmcheck.Skip, Reason: "known failure: " + why + " (not run)"}.Line())
+			continue
+		}
 		start := time.Now()
 		status, reason := c.run(env)
 		r := vmcheck.Result{Check: c.name, Status: status, Reason: reason, Seconds: time.Since(start).Seconds()}

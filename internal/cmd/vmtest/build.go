@@ -39,6 +39,9 @@ type build struct {
 	fixtures string
 	tests    map[string]string // package -> go test -c binary
 	scripts  string            // the repository's own test binary, of the script tests; "" without
+	// ustack says why the fixtures of --ustack=dwarf were not built;
+	// "" when they were (see builder.ustackFixtures).
+	ustack string
 }
 
 // builder builds from the repository at repo into dir.
@@ -104,6 +107,14 @@ func (b *builder) forArch(arch string, pkgs []string, scripts bool) (*build, err
 	if err := b.fixtures(bd); err != nil {
 		return nil, err
 	}
+	why, err := b.ustackFixtures(bd)
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
+		fmt.Fprintf(b.stderr, "vmtest: no --ustack=dwarf fixture for %s: %s\n", arch, why)
+	}
+	bd.ustack = why
 	return bd, nil
 }
 

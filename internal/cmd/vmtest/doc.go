@@ -25,8 +25,11 @@
 //
 // For each arch it builds, static, the tools of cmd/, the guest's init
 // (internal/cmd/vminit), go test -c binaries of the packages whose
-// tests attach (or of those -packages names), and sdtgen fixtures of
-// known values, and puts them in an
+// tests attach (or of those -packages names), sdtgen fixtures of
+// known values and, for arm64, pkg/unwind's chain fixture, which the
+// ustack-dwarf checks and pkg/attach's tests unwind: built by the
+// host's cross compiler (aarch64-linux-gnu-gcc, which vmtest installs
+// as root), with the cross C library it runs with. It puts them in an
 // initramfs with the plan of the checks. x86-64 guests boot Debian's
 // generic kernels, whose 9p modules mount the host's root read-only, so
 // that its libc and gcc serve the tests that build fixtures; arm64

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/testchain"
 	"github.com/sdtkit/sdtkit/internal/vmcheck"
 )
 
@@ -25,8 +26,8 @@ func shareRoot(g guest) bool { return g.arch == runtime.GOARCH && len(g.modules)
 // initramfs writes the initramfs of guest g to path: vminit as /init,
 // the tools, fixtures, modules and test binaries under /vmtest, the
 // test binaries' testdata where they were built (they find it by its
-// absolute path), and the plan.
-func initramfs(path string, g guest, img *image, bd *build, repo, busybox string, checks []string, scripts string) error {
+// absolute path), and the plan, which leaves out the checks of known.
+func initramfs(path string, g guest, img *image, bd *build, repo, busybox string, checks []string, known map[string]string, scripts string) error {
 	a := archive{}
 	a.file("init", bd.init, 0o755)
 	// The kernel opens /dev/console for init before anything is mounted.
@@ -49,8 +50,11 @@ func initramfs(path string, g guest, img *image, bd *build, repo, busybox string
 		Arch:     g.arch,
 		CPUs:     g.cpus,
 		Bin:      "/vmtest/bin",
-		Fixtures: "/vmtest/fx",
+		Fixtures: guestFixtures,
 		Checks:   checks,
+		// The fixtures of --ustack=dwarf, or why there are none.
+		UStackMissing: bd.ustack,
+		Known:         known,
 	}
 	if shareRoot(g) {
 		plan.HostRoot = hostRootTag
@@ -80,7 +84,13 @@ func initramfs(path string, g guest, img *image, bd *build, repo, busybox string
 		if err := addDir(a, dir, dir, ".go"); err != nil {
 			return err
 		}
-		plan.Tests = append(plan.Tests, vmcheck.Test{Name: p, Path: dst, Dir: dir, Args: testArgs[p]})
+		t := vmcheck.Test{Name: p, Path: dst, Dir: dir, Args: testArgs[p]}
+		if p == "pkg/attach" && bd.ustack == "" {
+			// Its test of --ustack=dwarf traces the chain fixture
+			// there is no compiler in the guest to build.
+			t.Env = []string{testchain.Env + "=" + guestFixtures + "/" + ustackDir + "/chain"}
+		}
+		plan.Tests = append(plan.Tests, t)
 	}
 	if bd.scripts != "" && shareRoot(g) {
 		t, err := scriptTests(repo, scripts)

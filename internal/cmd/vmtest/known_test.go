@@ -54,3 +54,24 @@ func TestAppendReason(t *testing.T) {
 		t.Errorf("appendReason = %q, want %q", got, want)
 	}
 }
+
+func TestKnownChecks(t *testing.T) {
+	for _, tt := range []struct {
+		g    guest
+		want []string
+	}{
+		{guest{kernel{version: "6.1", arch: "arm64"}, 2}, []string{"ustack-dwarf-bpf"}},
+		{guest{kernel{version: "6.12", arch: "arm64"}, 2}, nil},
+		{guest{kernel{version: "6.1", arch: "amd64"}, 2}, nil},
+	} {
+		got := knownChecks(tt.g)
+		if len(got) != len(tt.want) {
+			t.Errorf("knownChecks(%s) = %v, want %v", tt.g, got, tt.want)
+		}
+		for _, c := range tt.want {
+			if got[c] == "" {
+				t.Errorf("knownChecks(%s) = %v, want %v", tt.g, got, tt.want)
+			}
+		}
+	}
+}

@@ -80,7 +80,11 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 	for _, g := range c.guests {
 		img := images[g.name()]
 		initrd := filepath.Join(work, "initramfs-"+g.arch+".cpio")
-		if err := initramfs(initrd, g, img, builds[g.arch], repo, busybox[g.arch], c.checks, c.scripts); err != nil {
+		var known map[string]string
+		if c.ci {
+			known = knownChecks(g)
+		}
+		if err := initramfs(initrd, g, img, builds[g.arch], repo, busybox[g.arch], c.checks, known, c.scripts); err != nil {
 			return nil, fmt.Errorf("guest %s: initramfs: %w", g, err)
 		}
 		fmt.Fprintf(stderr, "vmtest: booting %s (%s)\n", g, img.release)
@@ -105,7 +109,7 @@ func matrix(c *config, stdout, stderr io.Writer) ([]*guestReport, error) {
 }
 
 // ensureTools installs qemu for archs, through apt-get as root, when it
-// is missing.
+// is missing, and the cross compilers of archs.
 func ensureTools(archs map[string]bool, stderr io.Writer) error {
 	var missing []string
 	for arch := range archs {
@@ -122,11 +126,24 @@ func ensureTools(archs map[string]bool, stderr io.Writer) error {
 			missing = append(missing, t.pkg)
 		}
 	}
+	root := os.Geteuid() == 0
+	if _, err := exec.LookPath("apt-get"); err != nil {
+		root = false
+	}
+	if len(missing) > 0 && !root {
+		return unavailable(fmt.Errorf("requires %v, which only root with apt-get installs here", missing))
+	}
+	// The cross compilers build the fixtures of --ustack=dwarf; without
+	// one, its checks skip (see builder.ustackFixtures).
+	for arch := range archs {
+		if ct, ok := crossTargets[arch]; ok && root {
+			if _, err := exec.LookPath(ct.triple + "-gcc"); err != nil {
+				missing = append(missing, ct.pkg)
+			}
+		}
+	}
 	if len(missing) == 0 {
 		return nil
-	}
-	if _, err := exec.LookPath("apt-get"); err != nil || os.Geteuid() != 0 {
-		return unavailable(fmt.Errorf("requires %v, which only root with apt-get installs here", missing))
 	}
 	fmt.Fprintf(stderr, "vmtest: installing %v\n", missing)
 	if out, err := exec.Command("apt-get", "-q", "update").CombinedOutput(); err != nil {

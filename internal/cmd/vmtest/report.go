@@ -81,7 +81,11 @@ value of every event (strings, every operand form), ` + "`count`" + `, ` + "`his
 ` + "`semaphores`" + ` a fixture whose probes fire only while a tracer holds
 their semaphores, ` + "`pie`" + ` a static PIE, ` + "`i386`" + ` a 32-bit program, and
 ` + "`burst`" + ` one process per vCPU firing at once under ` + "`sdtattach -f --count`" + `,
-every hit counted or reported lost; a check without a suffix takes the
+every hit counted or reported lost, and on arm64 ` + "`ustack-dwarf`" + ` the stacks of
+` + "`sdtattach --ustack=dwarf`" + ` in a program and a library built without frame
+pointers by the host's cross compiler, every caller named up to ` + "`_start`" + `
+(x86-64 guests check those with the host's gcc, in ` + "`pkg/attach`" + `'s tests);
+a check without a suffix takes the
 backend sdtattach chooses, ` + "`-bpf`" + ` and ` + "`-tracefs`" + ` force one.
 ` + "`go test PKG`" + ` runs a package's tests as root. A known failure is one of
 sdtkit or of its tests that is being fixed: it shows as a skip naming it.
