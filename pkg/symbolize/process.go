@@ -96,6 +96,21 @@ func (p *Process) Refresh() error {
 	return nil
 }
 
+// Map adds m, a mapping the process has made, as a tracer learns of it
+// from the kernel (a perf event's PERF_RECORD_MMAP2) rather than from
+// the maps: it stays for the stacks of the process after it exits, as
+// the maps read do.
+func (p *Process) Map(m process.Mapping) {
+	p.maps = process.Insert(p.maps, m)
+	k := devIno{m.Dev, m.Inode}
+	if _, ok := p.objects[k]; ok {
+		return
+	}
+	for _, o := range process.Objects(p.pid, []process.Mapping{m}) {
+		p.objects[k] = &procObject{Object: o}
+	}
+}
+
 // open reads the object of po, the first time it is called.
 func (p *Process) open(po *procObject) {
 	if po.obj != nil || po.err != nil {

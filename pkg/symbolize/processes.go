@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sdtkit/sdtkit/internal/lru"
+	"github.com/sdtkit/sdtkit/pkg/process"
 )
 
 // refreshEvery is how often at most Processes reads a process's maps
@@ -71,6 +72,16 @@ func (ps *Processes) Refresh(pid int) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.procs.Refresh(pid)
+}
+
+// Map adds m, a mapping process pid has made, to what is kept of it (see
+// Process.Map), when the process is known or can be read now.
+func (ps *Processes) Map(pid int, m process.Mapping) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if e := ps.procs.Get(pid); e.OK {
+		e.P.Map(m)
+	}
 }
 
 // Forget drops what is kept of process pid, which has exited.

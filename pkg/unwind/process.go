@@ -94,6 +94,24 @@ func (p *Process) Refresh() error {
 	return nil
 }
 
+// Map adds m, a mapping the process has made, as a tracer learns of it
+// from the kernel (a perf event's PERF_RECORD_MMAP2) rather than from
+// the maps: it stays for the stacks of the process after it exits, as
+// the maps read do. A mapping that cannot be executed is left out.
+func (p *Process) Map(m process.Mapping) {
+	if !m.Executable() {
+		return
+	}
+	p.maps = process.Insert(p.maps, m)
+	k := devIno{m.Dev, m.Inode}
+	if _, ok := p.objects[k]; ok {
+		return
+	}
+	for _, o := range process.Objects(p.pid, []process.Mapping{m}) {
+		p.objects[k] = &procTable{host: o.HostPath, path: o.Path, dev: o.Dev, ino: o.Inode}
+	}
+}
+
 // Lookup returns the Table of the file mapped at pc, and the bias of
 // the mapping. A pc in no mapping has the maps read again, at most
 // every 100 ms: the process may have loaded a library since.
@@ -202,6 +220,16 @@ func (ps *Processes) Refresh(pid int) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.procs.Refresh(pid)
+}
+
+// Map adds m, a mapping process pid has made, to what is kept of it (see
+// Process.Map), when the process is known or can be read now.
+func (ps *Processes) Map(pid int, m process.Mapping) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if e := ps.procs.Get(pid); e.OK {
+		e.P.Map(m)
+	}
 }
 
 // Forget drops what is kept of process pid.
