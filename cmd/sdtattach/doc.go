@@ -342,7 +342,9 @@ searched in the libraries a -c command loads later. -p, -c, -f, -n, -d,
 --types, the argument types, --filter, --attach-only, --ustack (the
 user part of the perf events' callchain, PERF_SAMPLE_CALLCHAIN) and
 --ustack=dwarf (their copy of the stack and registers,
-PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER) work as with BPF, and so do --count, --hist, --stats and --latency, with --by,
+PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER, with the mappings
+the process makes, PERF_RECORD_MMAP2, by which the frames of a command
+that exits before its stacks are read are placed) work as with BPF, and so do --count, --hist, --stats and --latency, with --by,
 --interval, --max-keys and --listen: the same records, counted in
 sdtattach from every event rather than in the kernel (each hit costs its
 event, a ring buffer that overflows loses hits, which the summary

@@ -297,7 +297,7 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 		return p.aggregateBPF(a)
 	}
 	return withBackend(p, func() (*Aggregator, error) { return p.aggregateBPF(a) }, func() (*Aggregator, error) {
-		src, err := p.openTracefs()
+		src, err := p.openTracefs(nil)
 		if err != nil {
 			return nil, err
 		}

@@ -372,7 +372,8 @@ func (p *Plan) stackReaders() (*symbolize.Processes, *unwind.Processes) {
 		// Its maps now: it may be gone by the time its first stack is
 		// read. A command stopped at its execve maps its program and
 		// the dynamic loader; with the BPF backend, its libraries are
-		// read at the loader's stops (see newFollower).
+		// read at the loader's stops (see newFollower), and with
+		// uprobe events, the kernel reports them (see attachTracefs).
 		syms.Refresh(o.PID)
 		if unwinder != nil {
 			unwinder.Refresh(o.PID)

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/pkg/bpf"
+	"github.com/sdtkit/sdtkit/pkg/process"
 	"github.com/sdtkit/sdtkit/pkg/tracefs"
 	"github.com/sdtkit/sdtkit/pkg/unwind"
 )
@@ -134,7 +135,19 @@ func tracefsWritable() error {
 // is unwound here as the BPF backend's copies are.
 func (p *Plan) attachTracefs() (*Tracer, error) {
 	syms, unwinder := p.stackReaders()
-	src, err := p.openTracefs()
+	var mapped func(int, process.Mapping)
+	if syms != nil {
+		// Without the dynamic loader followed, which takes BPF, the
+		// kernel's reports of the mappings place the frames of a
+		// process that exits before its stacks are read.
+		mapped = func(pid int, m process.Mapping) {
+			syms.Map(pid, m)
+			if unwinder != nil {
+				unwinder.Map(pid, m)
+			}
+		}
+	}
+	src, err := p.openTracefs(mapped)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +155,10 @@ func (p *Plan) attachTracefs() (*Tracer, error) {
 	return &Tracer{src: src, plan: p, syms: syms}, nil
 }
 
-// openTracefs defines and enables an event for every site of the plan.
-func (p *Plan) openTracefs() (*tracefsEvents, error) {
+// openTracefs defines and enables an event for every site of the plan;
+// mapped, when not nil, is told of the mappings the process makes (see
+// tracefs.TraceOptions.Mapped).
+func (p *Plan) openTracefs(mapped func(pid int, m process.Mapping)) (*tracefsEvents, error) {
 	for _, s := range p.Waiting() {
 		p.warn(fmt.Errorf("%s: not searched in the libraries the process loads later (dlopen), which takes BPF: name them by PATH:PROVIDER:NAME", s))
 	}
@@ -168,6 +183,7 @@ func (p *Plan) openTracefs() (*tracefsEvents, error) {
 		FlushInterval: o.FlushInterval,
 		UStack:        o.UStack,
 		UStackCopy:    o.UStackCopy,
+		Mapped:        mapped,
 		Attached:      o.OnAttached,
 		Warn:          o.Warn,
 	})

@@ -123,7 +123,12 @@
 // kernel.perf_event_max_stack bounds), as hit.Event.Stack; or a copy of
 // the top of the stack with the registers an unwind starts from
 // (PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER, as --call-graph
-// dwarf), as hit.Event.StackCopy, for the caller to unwind.
+// dwarf), as hit.Event.StackCopy, for the caller to unwind. With a PID,
+// the first event's perf events report the executable mappings the
+// process makes (PERF_RECORD_MMAP2, as perf record has them) to
+// TraceOptions.Mapped, before the samples that follow them are read,
+// whichever CPU's ring holds them: a process that exits before its
+// stacks are read has its libraries' frames placed all the same.
 //
 // The perf events are opened by a keeper, a child process (this same
 // executable run again, named sdtkit-keeper) that hands them over and

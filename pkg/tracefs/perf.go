@@ -40,13 +40,15 @@ func openEvent(id uint32, pid, cpu int, inherit bool, watermark uint32, s *sampl
 
 // A ring is the mmap'ed ring buffer of the perf events of one CPU.
 type ring struct {
-	fd   int
-	mem  []byte
-	meta *unix.PerfEventMmapPage
-	data []byte
-	tail uint64 // read up to here
-	head uint64 // written up to here, as last loaded
-	rec  []byte // a record that wraps, copied whole
+	fd      int
+	mem     []byte
+	meta    *unix.PerfEventMmapPage
+	data    []byte
+	tail    uint64 // read up to here
+	head    uint64 // written up to here, as last loaded
+	scanned uint64 // scanned up to here (scan)
+	rec     []byte // a record that wraps, copied whole
+	srec    []byte // the same, for scan
 }
 
 // newRing maps a ring buffer of size bytes (a power of two of pages) for
@@ -72,36 +74,67 @@ func (r *ring) redirect(fd int) error {
 	return nil
 }
 
+// load loads how far the kernel has written, up to which next and scan
+// give records.
+func (r *ring) load() {
+	r.head = atomic.LoadUint64(&r.meta.Data_head)
+}
+
 // next returns the next record, header included, nil when the ring is
-// empty as last loaded. The record is valid until the next call.
+// read up to its head as last loaded. The record is valid until the
+// next call.
 func (r *ring) next() []byte {
 	if r.tail == r.head {
 		// Consumed up to here: the kernel may write over it.
 		atomic.StoreUint64(&r.meta.Data_tail, r.tail)
-		r.head = atomic.LoadUint64(&r.meta.Data_head)
-		if r.tail == r.head {
-			return nil
-		}
+		return nil
 	}
+	rec := r.at(r.tail, &r.rec)
+	if rec == nil {
+		// Never written so by the kernel: skip what is there.
+		r.tail = r.head
+		return nil
+	}
+	r.tail += uint64(len(rec))
+	return rec
+}
+
+// scan calls f with each record up to the head as last loaded that
+// scan has not given before, leaving them to next. The record is valid
+// until f returns.
+func (r *ring) scan(f func(rec []byte)) {
+	pos := max(r.scanned, r.tail)
+	for pos < r.head {
+		rec := r.at(pos, &r.srec)
+		if rec == nil {
+			pos = r.head
+			break
+		}
+		f(rec)
+		pos += uint64(len(rec))
+	}
+	r.scanned = pos
+}
+
+// at returns the record at pos, before the head, copied into *buf when it
+// wraps; nil when its size is not one the kernel writes.
+func (r *ring) at(pos uint64, buf *[]byte) []byte {
 	n := uint64(len(r.data))
-	off := r.tail % n
+	off := pos % n
 	var hdr [8]byte
 	for i := range hdr {
 		hdr[i] = r.data[(off+uint64(i))%n]
 	}
 	size := uint64(binary.LittleEndian.Uint16(hdr[6:]))
-	if size < 8 || r.head-r.tail < size {
-		// Never written so by the kernel: skip what is there.
-		r.tail = r.head
+	if size < 8 || r.head-pos < size {
 		return nil
 	}
-	r.tail += size
 	if off+size <= n {
 		return r.data[off : off+size]
 	}
-	r.rec = append(r.rec[:0], r.data[off:]...)
-	r.rec = append(r.rec, r.data[:size-(n-off)]...)
-	return r.rec
+	*buf = append((*buf)[:0], r.data[off:]...)
+	*buf = append(*buf, r.data[:size-(n-off)]...)
+	return *buf
 }
 
 // pending reports whether the kernel has written records the ring has

@@ -24,6 +24,10 @@ type sampling struct {
 	// (PERF_SAMPLE_CGROUP).
 	Cgroup uint32
 	Regs   uint64 // the mask of perf_regs of Copy
+	// Maps, when not 0, has the events report the executable mappings
+	// the processes they sample make (PERF_RECORD_MMAP2), as perf
+	// record has them: set on one event of the processes, not on each.
+	Maps uint32
 }
 
 // sampleType returns the perf_event_attr sample_type of s, whose fields
@@ -55,6 +59,9 @@ func (s *sampling) setAttr(attr *unix.PerfEventAttr) {
 	if s.Copy > 0 {
 		attr.Sample_stack_user = s.Copy
 		attr.Sample_regs_user = s.Regs
+	}
+	if s.Maps != 0 {
+		attr.Bits |= unix.PerfBitMmap | unix.PerfBitMmap2
 	}
 }
 

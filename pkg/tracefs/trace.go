@@ -66,6 +66,14 @@ type TraceOptions struct {
 	// (PERF_SAMPLE_STACK_USER and PERF_SAMPLE_REGS_USER), for the
 	// caller to unwind (package unwind): on x86-64 and arm64.
 	UStackCopy int
+	// Mapped, with UStack or UStackCopy and PID (but not Cgroup), is
+	// called with each executable mapping the process or its
+	// descendants make while traced, as the kernel reports them
+	// (PERF_RECORD_MMAP2), before the events of hits that follow the
+	// mapping are read: what a caller that unwinds and symbolizes the
+	// stacks places their addresses with when the process exits
+	// before its maps can be read (a short command's libraries).
+	Mapped func(pid int, m process.Mapping)
 	// FlushInterval bounds how long an event waits in a ring buffer
 	// before Read returns it (attach.DefaultFlushInterval if 0).
 	FlushInterval time.Duration
@@ -123,7 +131,11 @@ type Tracer struct {
 	regs    regsLayout // of samp.Regs
 	smp     perfSample // the sample being decoded
 	evbuf   []unix.EpollEvent
-	cur     int // ring being read
+	cur     int                              // ring being read
+	mapped  func(pid int, m process.Mapping) // TraceOptions.Mapped, when the events report mappings
+	// loaded says the rings' heads are loaded for a pass over them,
+	// and loadedDisabled that the events were disabled by then.
+	loaded, loadedDisabled bool
 
 	lost     atomic.Uint64
 	skipped  atomic.Uint64
@@ -217,6 +229,9 @@ func Open(sites []Site, o *TraceOptions) (*Tracer, error) {
 	}
 	if err := t.setSampling(o); err != nil {
 		return nil, err
+	}
+	if o.Mapped != nil && (o.UStack > 0 || o.UStackCopy > 0) && o.PID != 0 && cgroup == 0 {
+		t.mapped = o.Mapped
 	}
 	if err := t.open(sites, OwnerGroup(self), o); err != nil {
 		t.Close()
@@ -368,10 +383,15 @@ func (t *Tracer) enable(o *TraceOptions) error {
 		}
 	}
 	t.rings = make([]*ring, len(ncpu))
-	for _, id := range t.ids {
+	for n, id := range t.ids {
+		samp := t.samp
+		if n == 0 && t.mapped != nil {
+			// The first event's reports the mappings, once each.
+			samp.Maps = 1
+		}
 		for _, tid := range targets {
 			for i, cpu := range ncpu {
-				fd, err := t.keeper.open(id, tid, cpu, inherit, watermark, &t.samp)
+				fd, err := t.keeper.open(id, tid, cpu, inherit, watermark, &samp)
 				if errors.Is(err, unix.ESRCH) && tid != -1 {
 					continue // a thread that exited
 				}
@@ -704,7 +724,19 @@ func (t *Tracer) Read(ev *hit.Event) error {
 		if t.closed.Load() {
 			return io.EOF
 		}
-		disabled := t.disabled.Load()
+		if !t.loaded {
+			// A pass over the rings: every ring's head is loaded
+			// before any is read, and the mappings up to there
+			// handed over, so that a hit is unwound with the
+			// libraries mapped before it, whichever CPU mapped them.
+			t.loaded, t.loadedDisabled = true, t.disabled.Load()
+			for _, r := range t.rings {
+				r.load()
+				if t.mapped != nil {
+					r.scan(t.scanMaps)
+				}
+			}
+		}
 		for range len(t.rings) {
 			r := t.rings[t.cur]
 			for rec := r.next(); rec != nil; rec = r.next() {
@@ -714,7 +746,11 @@ func (t *Tracer) Read(ev *hit.Event) error {
 			}
 			t.cur = (t.cur + 1) % len(t.rings)
 		}
-		if disabled {
+		t.loaded = false
+		if t.disabled.Load() && !t.loadedDisabled {
+			continue // what was written up to the disable, first
+		}
+		if t.loadedDisabled {
 			if t.settleLost() {
 				continue
 			}

@@ -6,7 +6,8 @@
  * its registers and the top of its stack into the file "snap" at its
  * first call, as a tracer's probe would, and the program waits for its
  * standard input to close, so that its maps can be read; with -DPROBE,
- * it waits a second.
+ * it waits a second, or, given an argument, exits at once, before a
+ * tracer has read its events.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +84,7 @@ __attribute__((noinline)) void other(long n)
 	sink++;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char c;
 
@@ -91,11 +92,15 @@ int main(void)
 		outer(i);
 	for (long i = 1; i <= 3; i++)
 		other(i);
-	/* Alive while its maps are read: until told, or for a second. */
+	/* Alive while its maps are read: until told, or for a second, unless told not to be. */
 #ifdef PROBE
 	(void)c;
-	sleep(1);
+	(void)argv;
+	if (argc < 2)
+		sleep(1);
 #else
+	(void)argc;
+	(void)argv;
 	while (read(0, &c, 1) > 0)
 		;
 #endif
