@@ -299,9 +299,10 @@ an attached probe is either written or counted as lost.
 
 --backend auto, the default, traces with BPF where it can be used, and
 with tracefs where it cannot: when the kernel lacks what the BPF program
-needs (BPF, ring buffers) or loading it is not permitted while
-uprobe_events may be written (a seccomp filter or a security module that
-forbids bpf(2) to root). It then says so on stderr, with the cause:
+needs (BPF, ring buffers), or its verifier refuses the program (a limit
+of that kernel's verifier), or loading it is not permitted (a seccomp
+filter or a security module that forbids bpf(2) to root), while
+uprobe_events may be written. It then says so on stderr, with the cause:
 
 	sdtattach: BPF is not permitted (load: ...); tracing with --backend tracefs
 

@@ -104,8 +104,8 @@ func withBackend[T any](p *Plan, withBPF, withTracefs func() (T, error)) (T, err
 // withoutBPF returns why err, the error of loading or attaching the BPF
 // program, shows that BPF cannot be used here, so that uprobe events
 // should be tried: the kernel lacks a feature the program needs
-// (ErrNotSupported, or no bpf system call), or loading is not permitted
-// while tracefs may be written. It returns "" for any other error, which
+// (ErrNotSupported, or no bpf system call), or its verifier refuses the
+// program or loading is not permitted while tracefs may be written. It returns "" for any other error, which
 // tracefs would not avoid: without privilege, tracefs is out of reach
 // too.
 func withoutBPF(err error, tracefsWritable func() error) string {
@@ -114,6 +114,8 @@ func withoutBPF(err error, tracefsWritable func() error) string {
 		return "the BPF program cannot tell these probe sites apart on a kernel without BPF cookies"
 	case errors.Is(err, bpf.ErrNotSupported), errors.Is(err, syscall.ENOSYS):
 		return "the kernel cannot run the BPF program"
+	case errors.Is(err, bpf.ErrVerifier) && tracefsWritable() == nil:
+		return "this kernel's BPF verifier refuses the program"
 	case errors.Is(err, bpf.ErrPermission) && tracefsWritable() == nil:
 		return "BPF is not permitted"
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 )
 
@@ -25,6 +27,8 @@ func TestWithoutBPF(t *testing.T) {
 		{"no cookies", fmt.Errorf("attach x: %w: a PIE: %w", bpf.ErrNoCookies, bpf.ErrNotSupported), readOnly, true, "cannot tell these probe sites apart"},
 		{"no bpf(2)", fmt.Errorf("load: %w", syscall.ENOSYS), writable, true, "cannot run"},
 		{"seccomp", fmt.Errorf("load: %w (%w)", syscall.EPERM, bpf.ErrPermission), writable, true, "not permitted"},
+		{"verifier", fmt.Errorf("load: %w (%w)", &ebpf.VerifierError{Cause: syscall.EACCES, Log: []string{"R2 unbounded memory access"}}, bpf.ErrVerifier), writable, true, "verifier refuses"},
+		{"verifier, tracefs read-only", fmt.Errorf("load: %w (%w)", &ebpf.VerifierError{Cause: syscall.EACCES}, bpf.ErrVerifier), readOnly, false, ""},
 		{"unprivileged", fmt.Errorf("load: %w (%w)", syscall.EPERM, bpf.ErrPermission), readOnly, false, ""},
 		{"other EPERM", fmt.Errorf("open /proc/1/root/x: %w", os.ErrPermission), writable, false, ""},
 		{"no such probe", errors.New("no probe matches"), writable, false, ""},

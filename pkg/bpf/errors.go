@@ -33,11 +33,25 @@ var (
 	// apart, cannot be known: a position-independent file attached in
 	// every process that maps it, or two sites at one address.
 	ErrNoCookies = errors.New("kernel without BPF cookies (Linux 5.15)")
+
+	// ErrVerifier is matched by the error of Load when the kernel's
+	// verifier refuses the program: a limit of that kernel's verifier,
+	// which a later kernel, or the tracefs backend, does not have. The
+	// verifier's refusals are EACCES, which is not a missing privilege.
+	ErrVerifier = errors.New("the kernel's BPF verifier refuses the program")
 )
 
 // permission adds ErrPermission to an error caused by missing privilege;
-// for root, which has every privilege, it says what else refuses.
+// for root, which has every privilege, it says what else refuses. A
+// refusal of the verifier gets ErrVerifier instead.
 func permission(err error) error {
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		if errors.Is(err, ErrVerifier) {
+			return err
+		}
+		return fmt.Errorf("%w (%w)", err, ErrVerifier)
+	}
 	if err != nil && errors.Is(err, os.ErrPermission) && !errors.Is(err, ErrPermission) {
 		if privileged() {
 			return fmt.Errorf("%w (%w)", err, deniedError{})
