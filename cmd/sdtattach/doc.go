@@ -133,7 +133,11 @@ killed. Flags may come before or after the probes:
 		here (see --by).
 	--ustack-size BYTES
 		With --ustack=dwarf, copy at most BYTES of the stack at each hit
-		(default and most 8192, perf's default).
+		(default 8192, perf's default; at most 16384). The frames
+		whose return address lies above the copy are left out:
+		python3.11's probes fire 7.5 to 10 KiB below _start, and
+		about 1 KiB further for each call back into the interpreter
+		from C, which --ustack-size 16384 holds.
 	--ustack-depth N
 		Keep at most N frames of a stack (default and most 127); alone,
 		it implies --ustack; with --by ustack, it bounds those stacks.

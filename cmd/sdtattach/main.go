@@ -72,7 +72,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&o.StringSize, "strlen", o.StringSize, "keep at most `N` bytes of a string argument")
 	fs.IntVar(&o.RingSize, "bufsize", o.RingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
-	c.ustack.Flags(fs, attach.MaxStack, attach.MaxStackCopy)
+	c.ustack.Flags(fs, attach.MaxStack, attach.DefaultStackCopy, attach.MaxStackCopy)
 	fs.Func("debug-dir", "look for the debug files of stripped files under `DIR` (repeatable; default /usr/lib/debug)", func(dir string) error {
 		o.DebugDirs = append(o.DebugDirs, dir)
 		return nil

@@ -46,6 +46,8 @@ const (
 	MaxKeyParts = 8
 	// MaxStack is the most frames of Options.UStack.
 	MaxStack = bpf.MaxStack
-	// MaxStackCopy is the most bytes of Options.UStackCopy.
-	MaxStackCopy = bpf.MaxStackCopy
+	// DefaultStackCopy is a good Options.UStackCopy, perf's default, and
+	// MaxStackCopy its most.
+	DefaultStackCopy = bpf.DefaultStackCopy
+	MaxStackCopy     = bpf.MaxStackCopy
 )

@@ -29,9 +29,17 @@ const (
 // kernel.perf_event_max_stack.
 const MaxStack = 127
 
-// MaxStackCopy is the most bytes of Options.UStackCopy: perf's default
-// for --call-graph dwarf.
-const MaxStackCopy = 8192
+// DefaultStackCopy is perf's default copy of the user stack for
+// --call-graph dwarf, and MaxStackCopy the most bytes of
+// Options.UStackCopy: python3.11's probes fire up to 10 KiB below
+// _start, more with each call back into the interpreter from C, and a
+// copy of 8 KiB loses their outer frames. A program that copies keeps
+// room for the largest copy in each of its per-CPU scratch slots (see
+// the package's Memory section), whose size the kernel bounds at 32 KiB.
+const (
+	DefaultStackCopy = 8192
+	MaxStackCopy     = 16384
+)
 
 // MaxRingSize is the largest Options.RingSize: the ring buffer is
 // allocated whole, in memory that cannot be swapped out.

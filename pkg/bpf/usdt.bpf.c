@@ -37,20 +37,24 @@
  * A copy of the user stack: 4 registers, then up to COPY_MAX bytes from
  * the stack pointer up, read a page at a time. The space after it holds
  * the strings and the tail of the last page's read, whose bound the
- * verifier adds to the largest offset.
+ * verifier adds to the largest offset. 16 KiB: python3.11's probes fire
+ * 7.5 to 10 KiB below _start, more for each call back into the
+ * interpreter from C (about 1 KiB), which perf's 8 KiB cuts; a slot of
+ * 32 KiB would pass the most a per-CPU map's value may take
+ * (PCPU_MIN_UNIT_SIZE, 32 KiB: E2BIG).
  */
-#define COPY_MAX 8192
+#define COPY_MAX 16384
 #define COPY_REGS 32
 /*
  * USDT_COPY builds hold the copy in each scratch slot; the others, 4 KiB
- * a slot rather than 12, make the events of streams without one.
+ * a slot rather than 20, make the events of streams without one.
  */
 #ifndef USDT_COPY
 #define USDT_COPY 1
 #endif
 #if USDT_COPY
 #define DATA_SPACE (COPY_REGS + COPY_MAX + 4096) /* holds STACK_SPACE + STR_SPACE too */
-#define STR_MASK 16383 /* covers DATA_SPACE */
+#define STR_MASK 32767 /* covers DATA_SPACE */
 #else
 #define DATA_SPACE (STACK_SPACE + STR_SPACE)
 #define STR_MASK 4095 /* covers DATA_SPACE */

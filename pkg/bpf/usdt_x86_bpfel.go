@@ -43,7 +43,7 @@ type usdtEvent struct {
 	Copy    uint16
 	Comm    [16]int8
 	Args    [12]uint64
-	Data    [12320]int8
+	Data    [20512]int8
 }
 
 type usdtFilter struct {
