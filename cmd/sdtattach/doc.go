@@ -210,8 +210,9 @@ killed. Flags may come before or after the probes:
 		whose stack is unwound and grouped by its addresses and process,
 		up to --max-keys stacks for the whole trace, as in the kernel;
 		the records are the same. A hit whose event found the ring
-		buffer full is not counted, and the number of those is said at
-		exit (a larger --bufsize, a smaller --ustack-size or fewer
+		buffer full is counted in its probe's lost, as a hit that
+		finds the map of keys full is, and the number of those is said
+		at exit (a larger --bufsize, a smaller --ustack-size or fewer
 		hits).
 	--interval D
 		With --count, --hist, --stats or --latency: write the records
@@ -579,8 +580,9 @@ For example:
 
 Hits of a new key that find the map full (see --max-keys) are counted,
 and written as {"ts":..,"provider":..,"name":..,"lost":N} after the
-probe's other records. The summary on standard error gives the hits
-counted and lost. sdtfmt renders these lines as it renders its -c,
+probe's other records; so are, with --by ustack --ustack=dwarf, the hits
+whose events found the ring buffer full (see --bufsize). The summary on
+standard error gives the hits counted and lost. sdtfmt renders these lines as it renders its -c,
 --hist and --latency summaries. A key or ARG that a probe does not have (an argN past
 its last argument, a field its --types declaration lacks), or a string
 as ARG, is an error before anything is attached, which names the key

@@ -230,7 +230,7 @@
 // sleeps, rather than after every record: the consumer position shares a
 // cache line with what every reservation of the traced threads reads.
 // Events that find the ring full are dropped and counted: see
-// Program.Lost. Read does not wait for Detach, so that the probes firing
+// Program.Lost, and Program.LostByProbe for each probe's. Read does not wait for Detach, so that the probes firing
 // while they are being detached do not fill the ring.
 //
 // bpf_probe_read_user runs with page faults disabled, so memory that the

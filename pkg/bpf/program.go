@@ -115,7 +115,8 @@ type Options struct {
 	Filters []*filter.Program
 	// MaxProbes is the most probe ids, when more than those of Filters
 	// or Aggregate.Probes: room for probes added with AddProbe after
-	// loading, as libraries loaded later are found to have them.
+	// loading, as libraries loaded later are found to have them, and
+	// for the probes whose lost events LostByProbe counts.
 	MaxProbes int
 	// Filtering makes the program look for filters, as it does when
 	// Filters has one, for those AddProbe adds.
@@ -311,6 +312,7 @@ func loadProgram(o *Options) (*Program, error) {
 		return p, nil
 	}
 	p.maps.Events = coll.DetachMap(usdtMapEvents)
+	p.maps.ProbeLost = coll.DetachMap(usdtMapProbeLost)
 	if p.ring, err = newRing(p.maps.Events.FD(), o.RingSize, o.FlushInterval); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("ring buffer: %w", err)
@@ -429,6 +431,7 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 	}
 	spec.Maps[usdtMapSites].MaxEntries = uint32(o.MaxSites)
 	spec.Maps[usdtMapEvents].MaxEntries = uint32(o.RingSize)
+	spec.Maps[usdtMapProbeLost].MaxEntries = uint32(max(len(o.Filters), o.MaxProbes, 1))
 	if v, ok := spec.Variables[usdtVarStrMax]; ok {
 		if err := v.Set(uint32(o.StringSize)); err != nil {
 			return nil, names, fmt.Errorf("set %s: %w", usdtVarStrMax, err)
@@ -453,11 +456,14 @@ type maps struct {
 	Events   *ebpf.Map // streaming only
 	Counters *ebpf.Map
 	Filters  *ebpf.Map // nil without filters
+	// ProbeLost counts the events lost in a full ring by probe id;
+	// streaming only.
+	ProbeLost *ebpf.Map
 }
 
 func (m *maps) Close() error {
 	var errs []error
-	for _, mp := range []*ebpf.Map{m.Sites, m.SiteIPs, m.Events, m.Counters, m.Filters} {
+	for _, mp := range []*ebpf.Map{m.Sites, m.SiteIPs, m.Events, m.Counters, m.Filters, m.ProbeLost} {
 		if mp != nil {
 			errs = append(errs, mp.Close())
 		}
@@ -548,6 +554,33 @@ const (
 // small for the event rate.
 func (p *Program) Lost() (uint64, error) {
 	return p.count(lostRing)
+}
+
+// LostByProbe returns, by probe id (the id of NewSpec), the events of
+// each probe that Lost counts, for the ids below the most the program
+// was loaded with (Options.MaxProbes, or the length of Options.Filters);
+// Lost counts those of the probes beyond too. It is nil for a program
+// that aggregates, which counts what it loses in its entries.
+func (p *Program) LostByProbe() ([]uint64, error) {
+	m := p.maps.ProbeLost
+	if m == nil {
+		return nil, nil
+	}
+	lost := make([]uint64, m.MaxEntries())
+	var (
+		id uint32
+		n  uint64
+	)
+	it := m.Iterate()
+	for it.Next(&id, &n) {
+		if int(id) < len(lost) {
+			lost[id] = n
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("read lost events: %w", err)
+	}
+	return lost, nil
 }
 
 // Skipped returns the number of probe hits that made no event for

@@ -88,6 +88,29 @@ struct {
 	__uint(max_entries, 1 << 20); /* set by the loader */
 } events SEC(".maps");
 
+/*
+ * The events lost in a full ring by probe id, which LOST_RING counts in
+ * all: a stream folded into aggregates in user space says its lost hits
+ * per probe, as agg.bpf.c's entries do. Shared by the CPUs, not per CPU:
+ * one u64 a probe, bumped only when an event is lost.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by the loader: one per probe */
+	__type(key, __u32);
+	__type(value, __u64);
+} probe_lost SEC(".maps");
+
+/* lost_ring counts an event of probe that found the ring full. */
+static __always_inline void lost_ring(__u32 probe)
+{
+	__u64 *n = bpf_map_lookup_elem(&probe_lost, &probe);
+
+	count(LOST_RING);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
 #if USDT_STRINGS
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -359,7 +382,7 @@ static __always_inline int handle(void *ctx)
 		goto out;
 	if (bpf_ringbuf_output(&events, e, size,
 			       wakeup(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + ring_len(size), ring_len(size))))
-		count(LOST_RING);
+		lost_ring(s->probe_id);
 out:
 	put_slot(mask, slot);
 	return 0;
@@ -380,7 +403,7 @@ static __always_inline int emit(const struct regs *regs, __u64 bias, __u32 id, s
 
 	e = bpf_ringbuf_reserve(&events, ARGS_OFF + nargs * 8, 0);
 	if (!e) {
-		count(LOST_RING);
+		lost_ring(s->probe_id);
 		return 0;
 	}
 	fill_header(e, id, s);
