@@ -154,7 +154,10 @@ killed. Flags may come before or after the probes:
 		BYTES, a power of two of at least the page size and at
 		most 1073741824, 1 GiB (default
 		4194304, 4 MiB: about 30 ms of a probe firing 2 million times
-		a second, for when sdtattach is kept off the CPU). A probe
+		a second, for when sdtattach is kept off the CPU; with
+		--ustack=dwarf, whose events carry their copies of the stack,
+		room for 1024 of them, rounded up to a power of two: 16 MiB
+		for the default --ustack-size, 32 MiB for 16384). A probe
 		that fires faster than sdtattach writes fills it; events that
 		find it full are lost and counted. With --backend tracefs each
 		CPU has a ring buffer of BYTES.

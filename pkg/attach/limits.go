@@ -38,6 +38,9 @@ const (
 	// MaxRingSize its most.
 	DefaultRingSize = 4 << 20
 	MaxRingSize     = 1 << 30
+	// CopyRingEvents is how many events with copies of the stack
+	// (Options.UStackCopy) the BPF backend's default ring buffer holds.
+	CopyRingEvents = bpf.CopyRingEvents
 	// DefaultMaxKeys is the default of Aggregation.MaxKeys, and MaxKeys
 	// its most.
 	DefaultMaxKeys = 10240

@@ -45,6 +45,30 @@ const (
 // allocated whole, in memory that cannot be swapped out.
 const MaxRingSize = 1 << 30
 
+// CopyRingEvents is the most events with a copy of the stack that the
+// default ring buffer of a program that copies holds (see RingSizeFor).
+const CopyRingEvents = 1024
+
+// RingSizeFor returns the default Options.RingSize for events with
+// copies of copy bytes of the user stack (Options.UStackCopy): room for
+// CopyRingEvents of them, rounded up to a power of two, 16 MiB for
+// DefaultStackCopy; DefaultRingSize without a copy or where that is
+// more. An event with a copy is 40 times the size of one without, and
+// the 4 MiB that hold about 20,000 of those hold 480 copies of 8 KiB,
+// which a burst of hits, or the tracer kept off the CPU for a few
+// milliseconds, fills: perf sizes its buffers up for --call-graph dwarf
+// too.
+func RingSizeFor(copy int) int {
+	size := DefaultRingSize
+	if copy <= 0 {
+		return size
+	}
+	for want := CopyRingEvents * (eventHeaderSize + 32 + min(copy, MaxStackCopy) + 8); size < want; {
+		size *= 2
+	}
+	return size
+}
+
 // SiteLimit is the largest Options.MaxSites: the most probe sites one
 // Program attaches. Its map of site specs then takes 304 MiB of kernel
 // memory.
@@ -53,9 +77,9 @@ const SiteLimit = 1 << 20
 // Options configure a Program. The zero value gives the defaults.
 type Options struct {
 	// RingSize is the size of the ring buffer in bytes, a power of two
-	// and a multiple of the page size (DefaultRingSize if 0). When the
-	// ring is full, events are dropped and counted (see Lost). At most
-	// MaxRingSize.
+	// and a multiple of the page size (if 0, DefaultRingSize, or with
+	// UStackCopy RingSizeFor that copy). When the ring is full, events
+	// are dropped and counted (see Lost). At most MaxRingSize.
 	RingSize int
 	// MaxSites is the most probe sites that can be attached
 	// (DefaultMaxSites if 0), at most SiteLimit.
@@ -188,7 +212,7 @@ func Load(opts *Options) (*Program, error) {
 	if opts != nil {
 		o = *opts
 	}
-	o.RingSize = orDefault(o.RingSize, DefaultRingSize)
+	o.RingSize = orDefault(o.RingSize, RingSizeFor(o.UStackCopy))
 	o.MaxSites = orDefault(o.MaxSites, DefaultMaxSites)
 	o.StringSize = orDefault(o.StringSize, DefaultStringSize)
 	if o.FlushInterval <= 0 {
