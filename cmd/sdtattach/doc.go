@@ -585,8 +585,8 @@ Hits of a new key that find the map full (see --max-keys) are counted,
 and written as {"ts":..,"provider":..,"name":..,"lost":N} after the
 probe's other records; so are, with --by ustack --ustack=dwarf, the hits
 whose events found the ring buffer full (see --bufsize). The summary on
-standard error gives the hits counted and lost. sdtfmt renders these lines as it renders its -c,
---hist and --latency summaries. A key or ARG that a probe does not have (an argN past
+standard error gives the hits counted and lost. sdtfmt renders these
+lines as it renders its -c, --hist and --latency summaries. A key or ARG that a probe does not have (an argN past
 its last argument, a field its --types declaration lacks), or a string
 as ARG, is an error before anything is attached, which names the key
 and the probe, with exit status 2. A key takes at most 184 bytes: 8

@@ -42,13 +42,14 @@ const reorderWindow = 50 * time.Millisecond
 // latency, whose STARTs and ENDs pair in time order: those are held back
 // for the source's flush interval and reorderWindow, and sorted. The
 // probes of sites src adds to the plan as it follows the libraries its
-// process loads are folded from their first event. The events src lost in its ring buffer count as lost hits
-// of their probes where src tells them by probe (Tracer.LostByProbe), as
-// Skipped otherwise. By the user stack, the events must carry
-// their stacks (Options.UStack): a stack is told apart by its addresses
-// and process, as the kernel's map of stacks tells them, and records of
-// the same symbolized stack are one. Libraries loaded later are not
-// followed by a source that does not follow them.
+// process loads are folded from their first event. The events src lost
+// in its ring buffer count as lost hits of their probes where src tells
+// them by probe (Tracer.LostByProbe), as Skipped otherwise. By the user
+// stack, the events must carry their stacks (Options.UStack): a stack is
+// told apart by its addresses and process, as the kernel's map of stacks
+// tells them, and records of the same symbolized stack are one.
+// Libraries loaded later are not followed by a source that does not
+// follow them.
 func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, error) {
 	if a.ByStack() && p.opts.UStack == 0 {
 		return nil, &KeyError{Key: "ustack", Err: ErrNoStacks}
