@@ -156,8 +156,8 @@ killed. Flags may come before or after the probes:
 		4194304, 4 MiB: about 30 ms of a probe firing 2 million times
 		a second, for when sdtattach is kept off the CPU; with
 		--ustack=dwarf, whose events carry their copies of the stack,
-		room for 1024 of them, rounded up to a power of two: 16 MiB
-		for the default --ustack-size, 32 MiB for 16384). A probe
+		room for 4096 of them, rounded up to a power of two, and at
+		most 64 MiB: 64 MiB for the default --ustack-size). A probe
 		that fires faster than sdtattach writes fills it; events that
 		find it full are lost and counted. With --backend tracefs each
 		CPU has a ring buffer of BYTES.

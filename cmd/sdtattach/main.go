@@ -71,7 +71,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.typesFile, "types", "", "argument names and types from the DTrace provider `FILE.d`")
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&o.StringSize, "strlen", o.StringSize, "keep at most `N` bytes of a string argument")
-	fs.IntVar(&o.RingSize, "bufsize", 0, fmt.Sprintf("size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB (default %d; with --ustack=dwarf, room for %d events with their copies)", attach.DefaultRingSize, attach.CopyRingEvents))
+	fs.IntVar(&o.RingSize, "bufsize", 0, fmt.Sprintf("size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB (default %d; with --ustack=dwarf, room for %d events with their copies, at most %d)", attach.DefaultRingSize, attach.CopyRingEvents, attach.MaxCopyRingSize))
 	c.ustack.Flags(fs, attach.MaxStack, attach.DefaultStackCopy, attach.MaxStackCopy)
 	fs.Func("debug-dir", "look for the debug files of stripped files under `DIR` (repeatable; default /usr/lib/debug)", func(dir string) error {
 		o.DebugDirs = append(o.DebugDirs, dir)

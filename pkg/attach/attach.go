@@ -103,8 +103,8 @@ type Options struct {
 	DebugDirs []string
 	// RingSize is the size of the ring buffer in bytes, at most
 	// MaxRingSize; if 0, DefaultRingSize, or with UStackCopy and the BPF
-	// backend room for CopyRingEvents events with their copies (see
-	// bpf.RingSizeFor).
+	// backend room for CopyRingEvents events with their copies, up to
+	// MaxCopyRingSize (see bpf.RingSizeFor).
 	RingSize int
 	// FlushInterval bounds how long an event waits before Read returns
 	// it (DefaultFlushInterval if 0).

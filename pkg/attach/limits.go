@@ -39,8 +39,10 @@ const (
 	DefaultRingSize = 4 << 20
 	MaxRingSize     = 1 << 30
 	// CopyRingEvents is how many events with copies of the stack
-	// (Options.UStackCopy) the BPF backend's default ring buffer holds.
-	CopyRingEvents = bpf.CopyRingEvents
+	// (Options.UStackCopy) the BPF backend's default ring buffer holds,
+	// in MaxCopyRingSize at most.
+	CopyRingEvents  = bpf.CopyRingEvents
+	MaxCopyRingSize = bpf.MaxCopyRingSize
 	// DefaultMaxKeys is the default of Aggregation.MaxKeys, and MaxKeys
 	// its most.
 	DefaultMaxKeys = 10240

@@ -43,7 +43,7 @@ func TestMapMemory(t *testing.T) {
 		// Room in each of the 4 scratch slots for the largest copy of
 		// the stack, whatever the copy asked for; a ring that holds
 		// CopyRingEvents copies.
-		{"stream with stack copies", Options{UStackCopy: DefaultStackCopy}, 16<<20*101/100 + DefaultMaxSites*304, 84 * kib},
+		{"stream with stack copies", Options{UStackCopy: DefaultStackCopy}, 64<<20*101/100 + DefaultMaxSites*304, 84 * kib},
 		{"numbers", Options{NoStrings: true}, DefaultRingSize*101/100 + DefaultMaxSites*304, 1 * kib},
 		// Counts without a key are an array of a cache line per CPU.
 		{"count", Options{Aggregate: count}, DefaultMaxSites * 304, 2 * kib},

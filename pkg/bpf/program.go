@@ -45,25 +45,31 @@ const (
 // allocated whole, in memory that cannot be swapped out.
 const MaxRingSize = 1 << 30
 
-// CopyRingEvents is the most events with a copy of the stack that the
-// default ring buffer of a program that copies holds (see RingSizeFor).
-const CopyRingEvents = 1024
+// CopyRingEvents is how many events with a copy of the stack the
+// default ring buffer of a program that copies holds, up to
+// MaxCopyRingSize (see RingSizeFor).
+const (
+	CopyRingEvents  = 4096
+	MaxCopyRingSize = 64 << 20
+)
 
 // RingSizeFor returns the default Options.RingSize for events with
 // copies of copy bytes of the user stack (Options.UStackCopy): room for
-// CopyRingEvents of them, rounded up to a power of two, 16 MiB for
-// DefaultStackCopy; DefaultRingSize without a copy or where that is
-// more. An event with a copy is 40 times the size of one without, and
-// the 4 MiB that hold about 20,000 of those hold 480 copies of 8 KiB,
-// which a burst of hits, or the tracer kept off the CPU for a few
-// milliseconds, fills: perf sizes its buffers up for --call-graph dwarf
-// too.
+// CopyRingEvents of them, rounded up to a power of two, and at most
+// MaxCopyRingSize, 64 MiB for DefaultStackCopy and more;
+// DefaultRingSize without a copy or where that is more. An event with a
+// copy is 40 times the size of one without: the 4 MiB that hold about
+// 20,000 of those hold 480 copies of 8 KiB, which the tracer, unwinding
+// each, kept off the CPU for a few milliseconds, lets fill. Streaming a
+// loop's 200,000 hits with copies of 8 KiB on a loaded 2-CPU machine
+// lost a median of 24,000 events with 4 MiB, 15,600 with 16 MiB, 11,000
+// with 32 MiB and 1,100 with 64 MiB.
 func RingSizeFor(copy int) int {
 	size := DefaultRingSize
 	if copy <= 0 {
 		return size
 	}
-	for want := CopyRingEvents * (eventHeaderSize + 32 + min(copy, MaxStackCopy) + 8); size < want; {
+	for want := CopyRingEvents * (eventHeaderSize + 32 + min(copy, MaxStackCopy) + 8); size < want && size < MaxCopyRingSize; {
 		size *= 2
 	}
 	return size
