@@ -155,7 +155,11 @@ func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.W
 	} else {
 		err = ag.Run(ctx, c.agg.interval, rw.Write)
 	}
-	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost)
+	ring := ag.RingLost()
+	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost-min(ring, rw.Lost))
+	if ring > 0 {
+		logger.Printf("%d probe hits were lost in a full ring buffer, counted as lost (see --bufsize)", ring)
+	}
 	if n := ag.StackErrors(); n.Total() > 0 {
 		logger.Printf("%v (--by ustack)", n)
 	}

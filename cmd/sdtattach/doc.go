@@ -133,7 +133,11 @@ killed. Flags may come before or after the probes:
 		here (see --by).
 	--ustack-size BYTES
 		With --ustack=dwarf, copy at most BYTES of the stack at each hit
-		(default and most 8192, perf's default).
+		(default 8192, perf's default; at most 16384). The frames
+		whose return address lies above the copy are left out:
+		python3.11's probes fire 7.5 to 10 KiB below _start, and
+		about 1 KiB further for each call back into the interpreter
+		from C, which --ustack-size 16384 holds.
 	--ustack-depth N
 		Keep at most N frames of a stack (default and most 127); alone,
 		it implies --ustack; with --by ustack, it bounds those stacks.
@@ -150,7 +154,10 @@ killed. Flags may come before or after the probes:
 		BYTES, a power of two of at least the page size and at
 		most 1073741824, 1 GiB (default
 		4194304, 4 MiB: about 30 ms of a probe firing 2 million times
-		a second, for when sdtattach is kept off the CPU). A probe
+		a second, for when sdtattach is kept off the CPU; with
+		--ustack=dwarf, whose events carry their copies of the stack,
+		room for 4096 of them, rounded up to a power of two, and at
+		most 64 MiB: 64 MiB for the default --ustack-size). A probe
 		that fires faster than sdtattach writes fills it; events that
 		find it full are lost and counted. With --backend tracefs each
 		CPU has a ring buffer of BYTES.
@@ -206,8 +213,9 @@ killed. Flags may come before or after the probes:
 		whose stack is unwound and grouped by its addresses and process,
 		up to --max-keys stacks for the whole trace, as in the kernel;
 		the records are the same. A hit whose event found the ring
-		buffer full is not counted, and the number of those is said at
-		exit (a larger --bufsize, a smaller --ustack-size or fewer
+		buffer full is counted in its probe's lost, as a hit that
+		finds the map of keys full is, and the number of those is said
+		at exit (a larger --bufsize, a smaller --ustack-size or fewer
 		hits).
 	--interval D
 		With --count, --hist, --stats or --latency: write the records
@@ -578,9 +586,10 @@ For example:
 
 Hits of a new key that find the map full (see --max-keys) are counted,
 and written as {"ts":..,"provider":..,"name":..,"lost":N} after the
-probe's other records. The summary on standard error gives the hits
-counted and lost. sdtfmt renders these lines as it renders its -c,
---hist and --latency summaries. A key or ARG that a probe does not have (an argN past
+probe's other records; so are, with --by ustack --ustack=dwarf, the hits
+whose events found the ring buffer full (see --bufsize). The summary on
+standard error gives the hits counted and lost. sdtfmt renders these
+lines as it renders its -c, --hist and --latency summaries. A key or ARG that a probe does not have (an argN past
 its last argument, a field its --types declaration lacks), or a string
 as ARG, is an error before anything is attached, which names the key
 and the probe, with exit status 2. A key takes at most 184 bytes: 8

@@ -59,7 +59,7 @@ type config struct {
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
-	c := config{opts: attach.Options{StringSize: attach.DefaultStringSize, RingSize: attach.DefaultRingSize}}
+	c := config{opts: attach.Options{StringSize: attach.DefaultStringSize}}
 	o := &c.opts
 	fs := cli.FlagSet("sdtattach", usageText, stderr)
 	fs.IntVar(&o.PID, "p", 0, "trace process `PID` only; PROBE may name any object it maps")
@@ -71,8 +71,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.typesFile, "types", "", "argument names and types from the DTrace provider `FILE.d`")
 	fs.BoolVar(&c.attachOnly, "attach-only", false, "attach, print a summary line, detach and exit")
 	fs.IntVar(&o.StringSize, "strlen", o.StringSize, "keep at most `N` bytes of a string argument")
-	fs.IntVar(&o.RingSize, "bufsize", o.RingSize, "size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB")
-	c.ustack.Flags(fs, attach.MaxStack, attach.MaxStackCopy)
+	fs.IntVar(&o.RingSize, "bufsize", 0, fmt.Sprintf("size of the ring buffer in `BYTES`, a power of two and a multiple of the page size, at most 1 GiB (default %d; with --ustack=dwarf, room for %d events with their copies, at most %d)", attach.DefaultRingSize, attach.CopyRingEvents, attach.MaxCopyRingSize))
+	c.ustack.Flags(fs, attach.MaxStack, attach.DefaultStackCopy, attach.MaxStackCopy)
 	fs.Func("debug-dir", "look for the debug files of stripped files under `DIR` (repeatable; default /usr/lib/debug)", func(dir string) error {
 		o.DebugDirs = append(o.DebugDirs, dir)
 		return nil
@@ -105,7 +105,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return usage("-d %v: not a positive duration", c.duration)
 	case o.StringSize < 1 || o.StringSize > attach.MaxStringSize:
 		return usage("--strlen %d: not in [1, %d]", o.StringSize, attach.MaxStringSize)
-	case o.RingSize < page || o.RingSize&(o.RingSize-1) != 0:
+	case set["bufsize"] && (o.RingSize < page || o.RingSize&(o.RingSize-1) != 0):
 		return usage("--bufsize %d: not a power of two of at least the page size, %d", o.RingSize, page)
 	case o.RingSize > attach.MaxRingSize:
 		return usage("--bufsize %d: more than the largest ring buffer, %d (1 GiB)", o.RingSize, attach.MaxRingSize)

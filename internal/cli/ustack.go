@@ -12,15 +12,16 @@ import (
 // --call-graph dwarf does, at most --ustack-size BYTES of it;
 // --ustack-depth N keeps at most N frames and, alone, implies --ustack.
 type UStack struct {
-	maxDepth, maxCopy int
-	on, dwarf         bool
-	depth, copy       int
+	maxDepth, defCopy, maxCopy int
+	on, dwarf                  bool
+	depth, copy                int
 }
 
-// Flags defines the flags on fs, with maxDepth frames and maxCopy bytes
-// their largest values and defaults.
-func (u *UStack) Flags(fs *flag.FlagSet, maxDepth, maxCopy int) {
-	u.maxDepth, u.maxCopy = maxDepth, maxCopy
+// Flags defines the flags on fs, with maxDepth frames the largest value
+// and default of --ustack-depth, and defCopy and maxCopy bytes the
+// default and largest of --ustack-size.
+func (u *UStack) Flags(fs *flag.FlagSet, maxDepth, defCopy, maxCopy int) {
+	u.maxDepth, u.defCopy, u.maxCopy = maxDepth, defCopy, maxCopy
 	fs.BoolFunc("ustack", "put the thread's user stack, symbolized, in each event: walked by frame pointers (--ustack, --ustack=fp) or copied and unwound by .eh_frame (--ustack=dwarf)", func(v string) error {
 		switch v {
 		case "true", "fp":
@@ -33,7 +34,7 @@ func (u *UStack) Flags(fs *flag.FlagSet, maxDepth, maxCopy int) {
 		u.on = true
 		return nil
 	})
-	fs.IntVar(&u.copy, "ustack-size", 0, fmt.Sprintf("with --ustack=dwarf, copy at most `BYTES` of the stack at each hit (default and most %d)", maxCopy))
+	fs.IntVar(&u.copy, "ustack-size", 0, fmt.Sprintf("with --ustack=dwarf, copy at most `BYTES` of the stack at each hit (default %d, at most %d)", defCopy, maxCopy))
 	fs.IntVar(&u.depth, "ustack-depth", 0, fmt.Sprintf("with --ustack (or alone) or --by ustack, keep at most `N` frames of a stack (default %d)", maxDepth))
 }
 
@@ -55,7 +56,7 @@ func (u *UStack) Check(set map[string]bool) (depth, copy int, err error) {
 		depth = u.depth
 	}
 	if u.dwarf {
-		copy = cmp.Or(u.copy, u.maxCopy)
+		copy = cmp.Or(u.copy, u.defCopy)
 	}
 	return depth, copy, nil
 }

@@ -21,12 +21,14 @@ func TestUStack(t *testing.T) {
 		{[]string{"-ustack-depth", "5", "-ustack"}, 5, 0, ""},
 		{[]string{"-ustack-depth", "0"}, 0, 0, "--ustack-depth 0: not in [1, 127]"},
 		{[]string{"-ustack-size", "64"}, 0, 0, "--ustack-size takes --ustack=dwarf"},
-		{[]string{"-ustack=dwarf", "-ustack-size", "4"}, 0, 0, "--ustack-size 4: not in [8, 8192]"},
+		{[]string{"-ustack=dwarf", "-ustack-size", "16384"}, 127, 16384, ""},
+		{[]string{"-ustack=dwarf", "-ustack-size", "4"}, 0, 0, "--ustack-size 4: not in [8, 16384]"},
+		{[]string{"-ustack=dwarf", "-ustack-size", "16385"}, 0, 0, "--ustack-size 16385: not in [8, 16384]"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		var u UStack
-		u.Flags(fs, 127, 8192)
+		u.Flags(fs, 127, 8192, 16384)
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatalf("%q: %v", tt.args, err)
 		}
@@ -40,7 +42,7 @@ func TestUStack(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var u UStack
-	u.Flags(fs, 127, 8192)
+	u.Flags(fs, 127, 8192, 16384)
 	if err := fs.Parse([]string{"-ustack=lbr"}); err == nil {
 		t.Error("--ustack=lbr parsed")
 	}

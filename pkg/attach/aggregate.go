@@ -314,8 +314,10 @@ func (p *Plan) Aggregate(a *Aggregation) (*Aggregator, error) {
 // those that the BPF program copies at each hit (Options.UStackCopy),
 // unwound here, and those of uprobe events, whose perf events take them.
 // It streams the events that attach gives, with their stacks, and folds
-// them (see AggregateEvents). Hits lost in a full ring buffer count as
-// Skipped.
+// them (see AggregateEvents). Hits lost in the BPF program's full ring
+// buffer count as lost hits of their probes, as the kernel's entries
+// count theirs; those of the tracefs backend's perf buffers, whose
+// probe is not known, as Skipped.
 func (p *Plan) aggregateStacks(a *Aggregation, attach func() (*Tracer, error)) (*Aggregator, error) {
 	p.opts.UStack = cmp.Or(a.StackDepth, p.opts.UStack, MaxStack)
 	t, err := attach()
@@ -460,6 +462,9 @@ type aggSource interface {
 	detach() error
 	// skipped is the number of hits not counted, not even as lost.
 	skipped() uint64
+	// ringLost is the number of hits counted as lost whose events a
+	// full ring buffer dropped.
+	ringLost() uint64
 	close() error
 }
 
@@ -469,6 +474,8 @@ type bpfSource struct{ prog *bpf.Program }
 func (b bpfSource) collect(fn func(*bpf.AggEntry)) error { return b.prog.Collect(fn) }
 func (b bpfSource) detach() error                        { return b.prog.Detach() }
 func (b bpfSource) close() error                         { return b.prog.Close() }
+
+func (b bpfSource) ringLost() uint64 { return 0 }
 
 func (b bpfSource) skipped() uint64 {
 	n, _ := b.prog.Skipped()
@@ -520,7 +527,8 @@ func (a *Aggregator) Plan() *Plan { return a.plan }
 // InKernel reports whether the hits are counted in the kernel, by the
 // BPF program, rather than folded here from events: Skipped then counts
 // hits of an unknown site or with no room left to count them as lost,
-// where a folder's are events lost in a full ring buffer.
+// where a folder's are events lost in a full ring buffer that no probe's
+// lost hits count.
 func (a *Aggregator) InKernel() bool { return a.prog != nil }
 
 // Stop detaches every site, which lowers the semaphores raised for them.
@@ -545,6 +553,12 @@ func (a *Aggregator) Skipped() uint64 {
 	n := a.src.skipped()
 	return n
 }
+
+// RingLost returns how many of the hits the records count as lost were
+// lost in a full ring buffer rather than to a full map of keys: those of
+// the events of a BPF program folded here (by the stacks it copies); 0
+// when the kernel counts the hits.
+func (a *Aggregator) RingLost() uint64 { return a.src.ringLost() }
 
 // Close detaches every site, if Stop has not, and releases the program.
 func (a *Aggregator) Close() error {

@@ -101,8 +101,10 @@ type Options struct {
 	// symbolize): those that arguments name, and those of stacks. Nil
 	// means symbolize.DefaultDebugDir.
 	DebugDirs []string
-	// RingSize is the size of the ring buffer in bytes
-	// (DefaultRingSize if 0), at most MaxRingSize.
+	// RingSize is the size of the ring buffer in bytes, at most
+	// MaxRingSize; if 0, DefaultRingSize, or with UStackCopy and the BPF
+	// backend room for CopyRingEvents events with their copies, up to
+	// MaxCopyRingSize (see bpf.RingSizeFor).
 	RingSize int
 	// FlushInterval bounds how long an event waits before Read returns
 	// it (DefaultFlushInterval if 0).

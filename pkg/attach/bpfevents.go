@@ -49,10 +49,11 @@ type bpfEvents struct {
 	detachErr error
 	closeErr  error
 
-	mu      sync.Mutex // guards the final counters
-	final   bool
-	lost    uint64
-	skipped uint64
+	mu         sync.Mutex // guards the final counters
+	final      bool
+	lost       uint64
+	skipped    uint64
+	probesLost []uint64
 }
 
 // newBPFTracer returns the Tracer of the program prog attached to the
@@ -226,6 +227,9 @@ func (e *bpfEvents) finish() {
 	if n, err := e.prog.Skipped(); err == nil {
 		e.skipped = n
 	}
+	if n, err := e.prog.LostByProbe(); err == nil {
+		e.probesLost = n
+	}
 	e.final = true
 	close(e.drained)
 	e.closeErr = e.prog.Close()
@@ -233,6 +237,18 @@ func (e *bpfEvents) finish() {
 
 func (e *bpfEvents) Lost() uint64    { return e.count(&e.lost, e.prog.Lost) }
 func (e *bpfEvents) Skipped() uint64 { return e.count(&e.skipped, e.prog.Skipped) }
+
+// LostByProbe returns what Lost counts by probe number, read from the
+// program or, once it is released, as finish took it.
+func (e *bpfEvents) LostByProbe() []uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.final {
+		return e.probesLost
+	}
+	n, _ := e.prog.LostByProbe()
+	return n
+}
 
 // count returns a counter of the program, read from it, or the value
 // finish took, final, once the program is released.

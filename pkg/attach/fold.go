@@ -40,14 +40,16 @@ const reorderWindow = 50 * time.Millisecond
 // sites of p, with Options.Filter applied (see Plan.Passes); Stop stops
 // it and Close closes it. Events are folded as they come, but for a
 // latency, whose STARTs and ENDs pair in time order: those are held back
-// for the source's flush interval and reorderWindow, and sorted. Hits
-// src lost count as Skipped. The probes of sites src adds to the plan
-// as it follows the libraries its process loads are folded from their
-// first event. By the user stack, the events must carry
-// their stacks (Options.UStack): a stack is told apart by its addresses
-// and process, as the kernel's map of stacks tells them, and records of
-// the same symbolized stack are one. Libraries loaded later are not
-// followed by a source that does not follow them.
+// for the source's flush interval and reorderWindow, and sorted. The
+// probes of sites src adds to the plan as it follows the libraries its
+// process loads are folded from their first event. The events src lost
+// in its ring buffer count as lost hits of their probes where src tells
+// them by probe (Tracer.LostByProbe), as Skipped otherwise. By the user
+// stack, the events must carry their stacks (Options.UStack): a stack is
+// told apart by its addresses and process, as the kernel's map of stacks
+// tells them, and records of the same symbolized stack are one.
+// Libraries loaded later are not followed by a source that does not
+// follow them.
 func (p *Plan) AggregateEvents(a *Aggregation, src EventSource) (*Aggregator, error) {
 	if a.ByStack() && p.opts.UStack == 0 {
 		return nil, &KeyError{Key: "ustack", Err: ErrNoStacks}
@@ -110,16 +112,22 @@ type folder struct {
 	window  time.Duration
 	stacks  *foldStacks // of the key ustack
 
-	mu       sync.Mutex
-	entries  map[string]*bpf.AggEntry // of the interval, by key (entryKey)
-	lost     map[uint32]uint64        // by probe: hits that found the entries full
-	starts   map[string]foldStart     // the STARTs waiting, by pairing key
-	late     []Event                  // of a latency: held back, by time
-	stopped  bool
-	done     chan struct{} // closed once src is drained and every event folded
-	readErr  error
-	scratch  []byte
-	partsBuf []hit.Value
+	mu      sync.Mutex
+	entries map[string]*bpf.AggEntry // of the interval, by key (entryKey)
+	// lost counts by probe the hits that found the entries full and
+	// the events src lost in its ring buffer (see takeRingLost).
+	lost map[uint32]uint64
+	// ringSeen is what src lost by probe (Tracer.LostByProbe) as counted
+	// in lost so far, and ringLostSum its sum.
+	ringSeen    []uint64
+	ringLostSum uint64
+	starts      map[string]foldStart // the STARTs waiting, by pairing key
+	late        []Event              // of a latency: held back, by time
+	stopped     bool
+	done        chan struct{} // closed once src is drained and every event folded
+	readErr     error
+	scratch     []byte
+	partsBuf    []hit.Value
 }
 
 // A foldStart is a START waiting for its END.
@@ -417,6 +425,7 @@ func (f *folder) collect(fn func(*bpf.AggEntry)) error {
 	for _, e := range f.entries {
 		fn(e)
 	}
+	f.takeRingLost()
 	for p, n := range f.lost {
 		fn(&bpf.AggEntry{Probe: p, Lost: true, Count: n})
 	}
@@ -442,6 +451,45 @@ func (f *folder) detach() error {
 	return nil
 }
 
-func (f *folder) skipped() uint64 { return f.src.Lost() + f.src.Skipped() }
+// takeRingLost counts the events src lost since it was last called as
+// lost hits of their probes, when src tells its losses by probe: those of
+// a probe added to the plan whose hits have not been folded yet wait
+// until one is.
+func (f *folder) takeRingLost() {
+	s, ok := f.src.(probeLosses)
+	if !ok {
+		return
+	}
+	for p, n := range s.LostByProbe() {
+		if p >= len(f.probes) {
+			break
+		}
+		if f.padded[p] {
+			continue
+		}
+		for len(f.ringSeen) <= p {
+			f.ringSeen = append(f.ringSeen, 0)
+		}
+		if n > f.ringSeen[p] {
+			f.lost[uint32(p)] += n - f.ringSeen[p]
+			f.ringLostSum += n - f.ringSeen[p]
+			f.ringSeen[p] = n
+		}
+	}
+}
+
+func (f *folder) ringLost() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ringLostSum
+}
+
+// skipped is the number of hits of no entry: those src skipped, and the
+// events it lost that no probe's lost hits count.
+func (f *folder) skipped() uint64 {
+	counted := f.ringLost()
+	lost := f.src.Lost()
+	return lost - min(counted, lost) + f.src.Skipped()
+}
 
 func (f *folder) close() error { return f.src.Close() }

@@ -38,6 +38,11 @@ const (
 	// MaxRingSize its most.
 	DefaultRingSize = 4 << 20
 	MaxRingSize     = 1 << 30
+	// CopyRingEvents is how many events with copies of the stack
+	// (Options.UStackCopy) the BPF backend's default ring buffer holds,
+	// in MaxCopyRingSize at most.
+	CopyRingEvents  = bpf.CopyRingEvents
+	MaxCopyRingSize = bpf.MaxCopyRingSize
 	// DefaultMaxKeys is the default of Aggregation.MaxKeys, and MaxKeys
 	// its most.
 	DefaultMaxKeys = 10240
@@ -46,6 +51,8 @@ const (
 	MaxKeyParts = 8
 	// MaxStack is the most frames of Options.UStack.
 	MaxStack = bpf.MaxStack
-	// MaxStackCopy is the most bytes of Options.UStackCopy.
-	MaxStackCopy = bpf.MaxStackCopy
+	// DefaultStackCopy is a good Options.UStackCopy, perf's default, and
+	// MaxStackCopy its most.
+	DefaultStackCopy = bpf.DefaultStackCopy
+	MaxStackCopy     = bpf.MaxStackCopy
 )

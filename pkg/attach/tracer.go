@@ -66,6 +66,23 @@ func (t *Tracer) Lost() uint64 { return t.src.Lost() }
 // allows on a CPU, or of a site not known yet.
 func (t *Tracer) Skipped() uint64 { return t.src.Skipped() }
 
+// LostByProbe returns the events Lost counts by probe number (the index
+// of Plan.Probes and Site.ProbeIndex), for the probes the BPF program
+// has room for, or nil where the backend does not tell them apart (the
+// tracefs backend's perf buffers say how many events they lost, not
+// whose).
+func (t *Tracer) LostByProbe() []uint64 {
+	if s, ok := t.src.(probeLosses); ok {
+		return s.LostByProbe()
+	}
+	return nil
+}
+
+// probeLosses is a source that counts its lost events by probe.
+type probeLosses interface {
+	LostByProbe() []uint64
+}
+
 // Close detaches every site, if Stop has not, and releases the backend;
 // a Read in progress returns. The counts of Lost and Skipped are final.
 // The error is that of detaching or releasing.

@@ -230,7 +230,7 @@
 // sleeps, rather than after every record: the consumer position shares a
 // cache line with what every reservation of the traced threads reads.
 // Events that find the ring full are dropped and counted: see
-// Program.Lost. Read does not wait for Detach, so that the probes firing
+// Program.Lost, and Program.LostByProbe for each probe's. Read does not wait for Detach, so that the probes firing
 // while they are being detached do not fill the ring.
 //
 // bpf_probe_read_user runs with page faults disabled, so memory that the
@@ -309,8 +309,9 @@
 // Program.MapMemory says what the maps of a program take, as the kernel
 // accounts them. What grows with the number of CPUs is small: per CPU,
 // a streaming program keeps 4 scratch slots of 4.2 KiB, in which events
-// with strings or stacks are assembled (none for Options.NoStrings; 12.5
-// KiB, 50 KiB a CPU, with Options.UStackCopy, whose copies they hold), and an
+// with strings or stacks are assembled (none for Options.NoStrings; 20.2
+// KiB, 81 KiB a CPU, with Options.UStackCopy, whose copies of up to
+// MaxStackCopy bytes they hold, whatever the copy asked for), and an
 // aggregating one 4 slots of 360 bytes, about 17 and 1.5 KiB with the
 // counters. The rest is sized by what was asked: the ring buffer
 // (Options.RingSize, 4 MiB by default), 304 bytes a site

@@ -29,13 +29,51 @@ const (
 // kernel.perf_event_max_stack.
 const MaxStack = 127
 
-// MaxStackCopy is the most bytes of Options.UStackCopy: perf's default
-// for --call-graph dwarf.
-const MaxStackCopy = 8192
+// DefaultStackCopy is perf's default copy of the user stack for
+// --call-graph dwarf, and MaxStackCopy the most bytes of
+// Options.UStackCopy: python3.11's probes fire up to 10 KiB below
+// _start, more with each call back into the interpreter from C, and a
+// copy of 8 KiB loses their outer frames. A program that copies keeps
+// room for the largest copy in each of its per-CPU scratch slots (see
+// the package's Memory section), whose size the kernel bounds at 32 KiB.
+const (
+	DefaultStackCopy = 8192
+	MaxStackCopy     = 16384
+)
 
 // MaxRingSize is the largest Options.RingSize: the ring buffer is
 // allocated whole, in memory that cannot be swapped out.
 const MaxRingSize = 1 << 30
+
+// CopyRingEvents is how many events with a copy of the stack the
+// default ring buffer of a program that copies holds, up to
+// MaxCopyRingSize (see RingSizeFor).
+const (
+	CopyRingEvents  = 4096
+	MaxCopyRingSize = 64 << 20
+)
+
+// RingSizeFor returns the default Options.RingSize for events with
+// copies of copy bytes of the user stack (Options.UStackCopy): room for
+// CopyRingEvents of them, rounded up to a power of two, and at most
+// MaxCopyRingSize, 64 MiB for DefaultStackCopy and more;
+// DefaultRingSize without a copy or where that is more. An event with a
+// copy is 40 times the size of one without: the 4 MiB that hold about
+// 20,000 of those hold 480 copies of 8 KiB, which the tracer, unwinding
+// each, kept off the CPU for a few milliseconds, lets fill. Streaming a
+// loop's 200,000 hits with copies of 8 KiB on a loaded 2-CPU machine
+// lost a median of 24,000 events with 4 MiB, 15,600 with 16 MiB, 11,000
+// with 32 MiB and 1,100 with 64 MiB.
+func RingSizeFor(copy int) int {
+	size := DefaultRingSize
+	if copy <= 0 {
+		return size
+	}
+	for want := CopyRingEvents * (eventHeaderSize + 32 + min(copy, MaxStackCopy) + 8); size < want && size < MaxCopyRingSize; {
+		size *= 2
+	}
+	return size
+}
 
 // SiteLimit is the largest Options.MaxSites: the most probe sites one
 // Program attaches. Its map of site specs then takes 304 MiB of kernel
@@ -45,9 +83,9 @@ const SiteLimit = 1 << 20
 // Options configure a Program. The zero value gives the defaults.
 type Options struct {
 	// RingSize is the size of the ring buffer in bytes, a power of two
-	// and a multiple of the page size (DefaultRingSize if 0). When the
-	// ring is full, events are dropped and counted (see Lost). At most
-	// MaxRingSize.
+	// and a multiple of the page size (if 0, DefaultRingSize, or with
+	// UStackCopy RingSizeFor that copy). When the ring is full, events
+	// are dropped and counted (see Lost). At most MaxRingSize.
 	RingSize int
 	// MaxSites is the most probe sites that can be attached
 	// (DefaultMaxSites if 0), at most SiteLimit.
@@ -107,7 +145,8 @@ type Options struct {
 	Filters []*filter.Program
 	// MaxProbes is the most probe ids, when more than those of Filters
 	// or Aggregate.Probes: room for probes added with AddProbe after
-	// loading, as libraries loaded later are found to have them.
+	// loading, as libraries loaded later are found to have them, and
+	// for the probes whose lost events LostByProbe counts.
 	MaxProbes int
 	// Filtering makes the program look for filters, as it does when
 	// Filters has one, for those AddProbe adds.
@@ -179,7 +218,7 @@ func Load(opts *Options) (*Program, error) {
 	if opts != nil {
 		o = *opts
 	}
-	o.RingSize = orDefault(o.RingSize, DefaultRingSize)
+	o.RingSize = orDefault(o.RingSize, RingSizeFor(o.UStackCopy))
 	o.MaxSites = orDefault(o.MaxSites, DefaultMaxSites)
 	o.StringSize = orDefault(o.StringSize, DefaultStringSize)
 	if o.FlushInterval <= 0 {
@@ -303,6 +342,7 @@ func loadProgram(o *Options) (*Program, error) {
 		return p, nil
 	}
 	p.maps.Events = coll.DetachMap(usdtMapEvents)
+	p.maps.ProbeLost = coll.DetachMap(usdtMapProbeLost)
 	if p.ring, err = newRing(p.maps.Events.FD(), o.RingSize, o.FlushInterval); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("ring buffer: %w", err)
@@ -421,6 +461,7 @@ func collectionSpec(o *Options, faults bool) (*ebpf.CollectionSpec, [2]string, e
 	}
 	spec.Maps[usdtMapSites].MaxEntries = uint32(o.MaxSites)
 	spec.Maps[usdtMapEvents].MaxEntries = uint32(o.RingSize)
+	spec.Maps[usdtMapProbeLost].MaxEntries = uint32(max(len(o.Filters), o.MaxProbes, 1))
 	if v, ok := spec.Variables[usdtVarStrMax]; ok {
 		if err := v.Set(uint32(o.StringSize)); err != nil {
 			return nil, names, fmt.Errorf("set %s: %w", usdtVarStrMax, err)
@@ -445,11 +486,14 @@ type maps struct {
 	Events   *ebpf.Map // streaming only
 	Counters *ebpf.Map
 	Filters  *ebpf.Map // nil without filters
+	// ProbeLost counts the events lost in a full ring by probe id;
+	// streaming only.
+	ProbeLost *ebpf.Map
 }
 
 func (m *maps) Close() error {
 	var errs []error
-	for _, mp := range []*ebpf.Map{m.Sites, m.SiteIPs, m.Events, m.Counters, m.Filters} {
+	for _, mp := range []*ebpf.Map{m.Sites, m.SiteIPs, m.Events, m.Counters, m.Filters, m.ProbeLost} {
 		if mp != nil {
 			errs = append(errs, mp.Close())
 		}
@@ -540,6 +584,33 @@ const (
 // small for the event rate.
 func (p *Program) Lost() (uint64, error) {
 	return p.count(lostRing)
+}
+
+// LostByProbe returns, by probe id (the id of NewSpec), the events of
+// each probe that Lost counts, for the ids below the most the program
+// was loaded with (Options.MaxProbes, or the length of Options.Filters);
+// Lost counts those of the probes beyond too. It is nil for a program
+// that aggregates, which counts what it loses in its entries.
+func (p *Program) LostByProbe() ([]uint64, error) {
+	m := p.maps.ProbeLost
+	if m == nil {
+		return nil, nil
+	}
+	lost := make([]uint64, m.MaxEntries())
+	var (
+		id uint32
+		n  uint64
+	)
+	it := m.Iterate()
+	for it.Next(&id, &n) {
+		if int(id) < len(lost) {
+			lost[id] = n
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("read lost events: %w", err)
+	}
+	return lost, nil
 }
 
 // Skipped returns the number of probe hits that made no event for

@@ -27,3 +27,20 @@ func TestLoadBadOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestRingSizeFor(t *testing.T) {
+	for _, tt := range []struct{ copy, want int }{
+		{0, DefaultRingSize},
+		{64, DefaultRingSize},
+		{512, 4 << 20},
+		{2048, 16 << 20},
+		{4096, 32 << 20},
+		{DefaultStackCopy, 64 << 20},
+		{MaxStackCopy, MaxCopyRingSize},
+		{MaxStackCopy + 1, MaxCopyRingSize},
+	} {
+		if got := RingSizeFor(tt.copy); got != tt.want {
+			t.Errorf("RingSizeFor(%d) = %d, want %d", tt.copy, got, tt.want)
+		}
+	}
+}

@@ -43,7 +43,7 @@ type usdtEvent struct {
 	Copy    uint16
 	Comm    [16]int8
 	Args    [12]uint64
-	Data    [12320]int8
+	Data    [20512]int8
 }
 
 type usdtFilter struct {
@@ -83,6 +83,7 @@ const (
 	usdtMapCounters    = "counters"
 	usdtMapEvents      = "events"
 	usdtMapFilters     = "filters"
+	usdtMapProbeLost   = "probe_lost"
 	usdtMapScratch     = "scratch"
 	usdtMapSiteIps     = "site_ips"
 	usdtMapSites       = "sites"
@@ -149,13 +150,14 @@ type usdtProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtMapSpecs struct {
-	Busy     *ebpf.MapSpec `ebpf:"busy"`
-	Counters *ebpf.MapSpec `ebpf:"counters"`
-	Events   *ebpf.MapSpec `ebpf:"events"`
-	Filters  *ebpf.MapSpec `ebpf:"filters"`
-	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
-	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
-	Sites    *ebpf.MapSpec `ebpf:"sites"`
+	Busy      *ebpf.MapSpec `ebpf:"busy"`
+	Counters  *ebpf.MapSpec `ebpf:"counters"`
+	Events    *ebpf.MapSpec `ebpf:"events"`
+	Filters   *ebpf.MapSpec `ebpf:"filters"`
+	ProbeLost *ebpf.MapSpec `ebpf:"probe_lost"`
+	Scratch   *ebpf.MapSpec `ebpf:"scratch"`
+	SiteIps   *ebpf.MapSpec `ebpf:"site_ips"`
+	Sites     *ebpf.MapSpec `ebpf:"sites"`
 }
 
 // usdtVariableSpecs contains global variables before they are loaded into the kernel.
@@ -193,13 +195,14 @@ func (o *usdtObjects) Close() error {
 //
 // It can be passed to loadUsdtObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtMaps struct {
-	Busy     *ebpf.Map `ebpf:"busy"`
-	Counters *ebpf.Map `ebpf:"counters"`
-	Events   *ebpf.Map `ebpf:"events"`
-	Filters  *ebpf.Map `ebpf:"filters"`
-	Scratch  *ebpf.Map `ebpf:"scratch"`
-	SiteIps  *ebpf.Map `ebpf:"site_ips"`
-	Sites    *ebpf.Map `ebpf:"sites"`
+	Busy      *ebpf.Map `ebpf:"busy"`
+	Counters  *ebpf.Map `ebpf:"counters"`
+	Events    *ebpf.Map `ebpf:"events"`
+	Filters   *ebpf.Map `ebpf:"filters"`
+	ProbeLost *ebpf.Map `ebpf:"probe_lost"`
+	Scratch   *ebpf.Map `ebpf:"scratch"`
+	SiteIps   *ebpf.Map `ebpf:"site_ips"`
+	Sites     *ebpf.Map `ebpf:"sites"`
 }
 
 func (m *usdtMaps) Close() error {
@@ -208,6 +211,7 @@ func (m *usdtMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Filters,
+		m.ProbeLost,
 		m.Scratch,
 		m.SiteIps,
 		m.Sites,

@@ -19,6 +19,7 @@ const (
 	usdtnumMapCounters    = "counters"
 	usdtnumMapEvents      = "events"
 	usdtnumMapFilters     = "filters"
+	usdtnumMapProbeLost   = "probe_lost"
 	usdtnumMapSiteIps     = "site_ips"
 	usdtnumMapSites       = "sites"
 	usdtnumProgUsdtMulti  = "usdt_multi"
@@ -81,11 +82,12 @@ type usdtnumProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtnumMapSpecs struct {
-	Counters *ebpf.MapSpec `ebpf:"counters"`
-	Events   *ebpf.MapSpec `ebpf:"events"`
-	Filters  *ebpf.MapSpec `ebpf:"filters"`
-	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
-	Sites    *ebpf.MapSpec `ebpf:"sites"`
+	Counters  *ebpf.MapSpec `ebpf:"counters"`
+	Events    *ebpf.MapSpec `ebpf:"events"`
+	Filters   *ebpf.MapSpec `ebpf:"filters"`
+	ProbeLost *ebpf.MapSpec `ebpf:"probe_lost"`
+	SiteIps   *ebpf.MapSpec `ebpf:"site_ips"`
+	Sites     *ebpf.MapSpec `ebpf:"sites"`
 }
 
 // usdtnumVariableSpecs contains global variables before they are loaded into the kernel.
@@ -120,11 +122,12 @@ func (o *usdtnumObjects) Close() error {
 //
 // It can be passed to loadUsdtnumObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtnumMaps struct {
-	Counters *ebpf.Map `ebpf:"counters"`
-	Events   *ebpf.Map `ebpf:"events"`
-	Filters  *ebpf.Map `ebpf:"filters"`
-	SiteIps  *ebpf.Map `ebpf:"site_ips"`
-	Sites    *ebpf.Map `ebpf:"sites"`
+	Counters  *ebpf.Map `ebpf:"counters"`
+	Events    *ebpf.Map `ebpf:"events"`
+	Filters   *ebpf.Map `ebpf:"filters"`
+	ProbeLost *ebpf.Map `ebpf:"probe_lost"`
+	SiteIps   *ebpf.Map `ebpf:"site_ips"`
+	Sites     *ebpf.Map `ebpf:"sites"`
 }
 
 func (m *usdtnumMaps) Close() error {
@@ -132,6 +135,7 @@ func (m *usdtnumMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Filters,
+		m.ProbeLost,
 		m.SiteIps,
 		m.Sites,
 	)

@@ -19,6 +19,7 @@ const (
 	usdtnumfaultMapCounters    = "counters"
 	usdtnumfaultMapEvents      = "events"
 	usdtnumfaultMapFilters     = "filters"
+	usdtnumfaultMapProbeLost   = "probe_lost"
 	usdtnumfaultMapSiteIps     = "site_ips"
 	usdtnumfaultMapSites       = "sites"
 	usdtnumfaultProgUsdtMulti  = "usdt_multi"
@@ -81,11 +82,12 @@ type usdtnumfaultProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtnumfaultMapSpecs struct {
-	Counters *ebpf.MapSpec `ebpf:"counters"`
-	Events   *ebpf.MapSpec `ebpf:"events"`
-	Filters  *ebpf.MapSpec `ebpf:"filters"`
-	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
-	Sites    *ebpf.MapSpec `ebpf:"sites"`
+	Counters  *ebpf.MapSpec `ebpf:"counters"`
+	Events    *ebpf.MapSpec `ebpf:"events"`
+	Filters   *ebpf.MapSpec `ebpf:"filters"`
+	ProbeLost *ebpf.MapSpec `ebpf:"probe_lost"`
+	SiteIps   *ebpf.MapSpec `ebpf:"site_ips"`
+	Sites     *ebpf.MapSpec `ebpf:"sites"`
 }
 
 // usdtnumfaultVariableSpecs contains global variables before they are loaded into the kernel.
@@ -120,11 +122,12 @@ func (o *usdtnumfaultObjects) Close() error {
 //
 // It can be passed to loadUsdtnumfaultObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtnumfaultMaps struct {
-	Counters *ebpf.Map `ebpf:"counters"`
-	Events   *ebpf.Map `ebpf:"events"`
-	Filters  *ebpf.Map `ebpf:"filters"`
-	SiteIps  *ebpf.Map `ebpf:"site_ips"`
-	Sites    *ebpf.Map `ebpf:"sites"`
+	Counters  *ebpf.Map `ebpf:"counters"`
+	Events    *ebpf.Map `ebpf:"events"`
+	Filters   *ebpf.Map `ebpf:"filters"`
+	ProbeLost *ebpf.Map `ebpf:"probe_lost"`
+	SiteIps   *ebpf.Map `ebpf:"site_ips"`
+	Sites     *ebpf.Map `ebpf:"sites"`
 }
 
 func (m *usdtnumfaultMaps) Close() error {
@@ -132,6 +135,7 @@ func (m *usdtnumfaultMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Filters,
+		m.ProbeLost,
 		m.SiteIps,
 		m.Sites,
 	)

@@ -20,6 +20,7 @@ const (
 	usdtoldMapCounters    = "counters"
 	usdtoldMapEvents      = "events"
 	usdtoldMapFilters     = "filters"
+	usdtoldMapProbeLost   = "probe_lost"
 	usdtoldMapScratch     = "scratch"
 	usdtoldMapSiteIps     = "site_ips"
 	usdtoldMapSites       = "sites"
@@ -86,13 +87,14 @@ type usdtoldProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type usdtoldMapSpecs struct {
-	Busy     *ebpf.MapSpec `ebpf:"busy"`
-	Counters *ebpf.MapSpec `ebpf:"counters"`
-	Events   *ebpf.MapSpec `ebpf:"events"`
-	Filters  *ebpf.MapSpec `ebpf:"filters"`
-	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
-	SiteIps  *ebpf.MapSpec `ebpf:"site_ips"`
-	Sites    *ebpf.MapSpec `ebpf:"sites"`
+	Busy      *ebpf.MapSpec `ebpf:"busy"`
+	Counters  *ebpf.MapSpec `ebpf:"counters"`
+	Events    *ebpf.MapSpec `ebpf:"events"`
+	Filters   *ebpf.MapSpec `ebpf:"filters"`
+	ProbeLost *ebpf.MapSpec `ebpf:"probe_lost"`
+	Scratch   *ebpf.MapSpec `ebpf:"scratch"`
+	SiteIps   *ebpf.MapSpec `ebpf:"site_ips"`
+	Sites     *ebpf.MapSpec `ebpf:"sites"`
 }
 
 // usdtoldVariableSpecs contains global variables before they are loaded into the kernel.
@@ -130,13 +132,14 @@ func (o *usdtoldObjects) Close() error {
 //
 // It can be passed to loadUsdtoldObjects or ebpf.CollectionSpec.LoadAndAssign.
 type usdtoldMaps struct {
-	Busy     *ebpf.Map `ebpf:"busy"`
-	Counters *ebpf.Map `ebpf:"counters"`
-	Events   *ebpf.Map `ebpf:"events"`
-	Filters  *ebpf.Map `ebpf:"filters"`
-	Scratch  *ebpf.Map `ebpf:"scratch"`
-	SiteIps  *ebpf.Map `ebpf:"site_ips"`
-	Sites    *ebpf.Map `ebpf:"sites"`
+	Busy      *ebpf.Map `ebpf:"busy"`
+	Counters  *ebpf.Map `ebpf:"counters"`
+	Events    *ebpf.Map `ebpf:"events"`
+	Filters   *ebpf.Map `ebpf:"filters"`
+	ProbeLost *ebpf.Map `ebpf:"probe_lost"`
+	Scratch   *ebpf.Map `ebpf:"scratch"`
+	SiteIps   *ebpf.Map `ebpf:"site_ips"`
+	Sites     *ebpf.Map `ebpf:"sites"`
 }
 
 func (m *usdtoldMaps) Close() error {
@@ -145,6 +148,7 @@ func (m *usdtoldMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Filters,
+		m.ProbeLost,
 		m.Scratch,
 		m.SiteIps,
 		m.Sites,
