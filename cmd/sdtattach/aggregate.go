@@ -155,19 +155,8 @@ func aggregateRun(ctx context.Context, c *config, plan *attach.Plan, stdout io.W
 	} else {
 		err = ag.Run(ctx, c.agg.interval, rw.Write)
 	}
-	ring := ag.RingLost()
-	logger.Printf("%d hits counted, %d lost to a full map of keys (--max-keys)", rw.Hits, rw.Lost-min(ring, rw.Lost))
-	if ring > 0 {
-		logger.Printf("%d probe hits were lost in a full ring buffer, counted as lost (see --bufsize)", ring)
-	}
-	if n := ag.StackErrors(); n.Total() > 0 {
-		logger.Printf("%v (--by ustack)", n)
-	}
-	switch n := ag.Skipped(); {
-	case n > 0 && !ag.InKernel():
-		logger.Printf("%d probe hits were not counted (lost in a full ring buffer: see --bufsize)", n)
-	case n > 0:
-		logger.Printf("%d probe hits were not counted (of an unknown site, or with no room to count them as lost)", n)
+	for _, line := range ag.Summary(rw.Hits, rw.Lost) {
+		logger.Print(line)
 	}
 	if cerr := ag.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("detach: %w", cerr)
