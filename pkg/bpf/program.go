@@ -234,6 +234,7 @@ func Load(opts *Options) (*Program, error) {
 		return p, nil
 	}
 	p.links = kp
+	kp.w = &witness{}
 	if err := kp.sendProg(p.prog); err != nil {
 		p.Close()
 		return nil, err
