@@ -11,7 +11,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
-	"github.com/cilium/ebpf/rlimit"
 	"github.com/sdtkit/sdtkit/internal/bpfhook"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"golang.org/x/sys/unix"
@@ -244,7 +243,7 @@ func Load(opts *Options) (*Program, error) {
 
 // loadProgram loads the program and its maps.
 func loadProgram(o *Options) (*Program, error) {
-	if err := rlimit.RemoveMemlock(); err != nil {
+	if err := removeMemlock(); err != nil {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	cookies, err := checkKernel()
