@@ -604,7 +604,9 @@ func (p *Program) detach() error {
 
 // Close detaches the program from every site, which lowers the
 // semaphores it raised, and releases the program. It interrupts a
-// concurrent Read.
+// concurrent Read. When it returns, no site is patched and no semaphore
+// raised in any process; a hit made before may still run the program
+// for a few milliseconds (see the package doc), which Detach waits for.
 func (p *Program) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
