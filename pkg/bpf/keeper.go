@@ -244,7 +244,11 @@ func (k *keeper) close() error {
 	}
 	k.conn.Close()
 	if k.w.await(k.exited) {
-		return nil
+		select {
+		case <-k.exited: // an exit status to report
+		default:
+			return nil
+		}
 	}
 	return k.wait()
 }
