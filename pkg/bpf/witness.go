@@ -94,6 +94,8 @@ func (w *witness) add(path string, offs []uint64) error {
 	if err != nil {
 		return fmt.Errorf("map %s: %w", path, err)
 	}
+	// The fork of forkBarrier need not map it.
+	unix.Madvise(mem, unix.MADV_DONTFORK)
 	w.files = append(w.files, witnessFile{mem: mem, sites: sites})
 	return nil
 }
