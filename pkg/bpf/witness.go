@@ -43,9 +43,10 @@ import (
 // So after every site reads restored and a fork of this process has
 // returned, no process has a breakpoint or a raised semaphore of the
 // keeper's uprobes left. A site that does not read patched once
-// attached (another tracer's uprobe there, a kernel that does not
-// patch such a mapping) makes the witness unusable: Close then waits for
-// the keeper's exit, as it does for a link with Options.PID, and for
+// attached (a kernel that does not patch such a mapping, a file replaced
+// meanwhile) makes the witness unusable, and one that another tracer's
+// uprobe keeps patched is never seen restored: Close then waits for the
+// keeper's exit, as it does for a link with Options.PID, and for
 // perf-event uprobes.
 type witness struct {
 	files  []witnessFile
