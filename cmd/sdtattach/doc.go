@@ -728,7 +728,13 @@ sdtkit-keeper, which no signal of sdtattach's reaches: whenever sdtattach
 ends, SIGKILL included and at any point of attaching, the keeper finishes
 what it was doing, removes the uprobes, and exits, so that every probe
 site is its original instruction again and every semaphore its previous
-value.
+value. When sdtattach has exited (status 0 or 1, not killed), no site it
+patched is still patched and no semaphore it raised is still raised, in
+any process: it waits until the kernel has removed the breakpoints, but
+not for the kernel's grace periods after that (10 to 30 ms), which the
+keeper waits out alone before it exits, where it can see the removal
+(probes attached in every process that maps their files, on Linux 6.6 or
+later); elsewhere it waits for the keeper's exit.
 
 The keepers may be killed too (kill -9 of every process named sdt*). A
 keeper killed once its uprobes are made, or while it removes them,

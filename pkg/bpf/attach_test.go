@@ -3,7 +3,6 @@ package bpf
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,18 +256,6 @@ func kernelRelease() string {
 	var u unix.Utsname
 	unix.Uname(&u)
 	return unix.ByteSliceToString(u.Release[:])
-}
-
-// kernelBefore reports whether the running kernel is older than
-// major.minor.
-func kernelBefore(major, minor int) bool {
-	var u unix.Utsname
-	if err := unix.Uname(&u); err != nil {
-		return false
-	}
-	var ma, mi int
-	fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi)
-	return ma < major || ma == major && mi < minor
 }
 
 func equal(a, b []int64) bool {

@@ -108,7 +108,12 @@
 // interrupted so leaves them all. The keeper is not sent the tracer's
 // signals; when the tracer is gone, it finishes the call in progress,
 // lets the links go, which restores every site and semaphore, and exits.
-// Close waits for it. Options.InProcess makes the links in the calling
+// Detach waits for its exit: the program then runs no more. Close
+// returns once no site is patched and no semaphore raised in any process
+// any more, which for links of every process (no Options.PID, Linux 6.6's
+// uprobe_multi) it sees happen before the keeper's exit, 10 to 30 ms of
+// the kernel's grace periods earlier (see witness.go); the keeper then
+// exits by itself. Options.InProcess makes the links in the calling
 // process instead.
 //
 // What is guaranteed when processes are killed with SIGKILL:
@@ -120,8 +125,8 @@
 //     SIGKILL interrupts as it interrupts a registration; it lets its
 //     links go by exiting, on Detach or Close or once the tracer is
 //     gone, and the kernel closes the descriptors of a process that
-//     exits when no signal can reach it any more. Close returns once it
-//     has exited: every site and semaphore is restored then.
+//     exits when no signal can reach it any more. When Close returns,
+//     every site and semaphore is restored.
 //   - A keeper while the kernel registers its uprobes: sites may stay
 //     armed and semaphores raised, in the processes the registration had
 //     reached. The keeper journals each file's sites before it attaches

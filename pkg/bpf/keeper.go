@@ -140,6 +140,9 @@ type keeper struct {
 	dec    *json.Decoder
 	exited chan struct{} // closed once the keeper has exited
 	err    error         // its exit's, once exited
+	// w sees the breakpoints of the links for every process go (see
+	// witness); nil for a stop guard.
+	w *witness
 }
 
 // startKeeper starts a keeper process. It does not wait for it to run:
@@ -200,7 +203,22 @@ func (k *keeper) sendProg(prog *ebpf.Program) error {
 }
 
 func (k *keeper) attach(req *attachRequest) error {
-	return k.call(&keeperRequest{Attach: *req})
+	witnessed := k.w != nil && !k.w.broken && req.Multi && req.PID == 0 && req.Symbol == "" && len(req.Offsets) > 0
+	if witnessed && k.w.add(req.Path, req.Offsets) != nil {
+		k.w.broken, witnessed = true, false
+	}
+	if !witnessed && k.w != nil {
+		// Links the witness cannot see: wait for the exit.
+		k.w.broken = true
+	}
+	err := k.call(&keeperRequest{Attach: *req})
+	switch {
+	case witnessed && err != nil:
+		k.w.dropLast()
+	case witnessed:
+		k.w.attached()
+	}
+	return err
 }
 
 // detach has the keeper exit, which lets every link go, and waits
@@ -210,7 +228,29 @@ func (k *keeper) detach() error {
 	if err := k.enc.Encode(&keeperRequest{Detach: true}); err != nil {
 		return k.failed(err)
 	}
-	return k.close()
+	k.w.close()
+	return k.wait()
+}
+
+// close has the keeper exit, which lets every link go, and returns
+// once every site and semaphore is restored in every process: where
+// the witness sees the breakpoints gone, before the keeper has exited,
+// while the kernel still waits for handlers of the program that may
+// run (see witness); the keeper then exits by itself.
+func (k *keeper) close() error {
+	defer k.w.close()
+	if !k.w.usable() {
+		return k.wait()
+	}
+	k.conn.Close()
+	if k.w.await(k.exited) {
+		select {
+		case <-k.exited: // an exit status to report
+		default:
+			return nil
+		}
+	}
+	return k.wait()
 }
 
 func (k *keeper) call(req *keeperRequest) error {
@@ -235,9 +275,10 @@ func (k *keeper) failed(err error) error {
 	return fmt.Errorf("keeper process: exited (%w)", err)
 }
 
-// close ends the keeper, which lets the links go, and waits for it, so
-// that every site is restored when it returns.
-func (k *keeper) close() error {
+// wait ends the keeper, which lets the links go, and waits for it, so
+// that every site is restored and the program runs no more when it
+// returns.
+func (k *keeper) wait() error {
 	k.conn.Close()
 	<-k.exited
 	if k.err != nil {
@@ -264,7 +305,7 @@ func (k *keeper) detachGuard() error {
 // on, and waits for it to exit.
 func (k *keeper) continued() error {
 	k.enc.Encode(&keeperRequest{Continued: true})
-	return k.close()
+	return k.wait()
 }
 
 // serveKeeper is the keeper, a stop guard when guard is not "": it

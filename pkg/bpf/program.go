@@ -11,7 +11,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/features"
-	"github.com/cilium/ebpf/rlimit"
 	"github.com/sdtkit/sdtkit/internal/bpfhook"
 	"github.com/sdtkit/sdtkit/pkg/filter"
 	"golang.org/x/sys/unix"
@@ -273,6 +272,7 @@ func Load(opts *Options) (*Program, error) {
 		return p, nil
 	}
 	p.links = kp
+	kp.w = &witness{}
 	if err := kp.sendProg(p.prog); err != nil {
 		p.Close()
 		return nil, err
@@ -282,7 +282,7 @@ func Load(opts *Options) (*Program, error) {
 
 // loadProgram loads the program and its maps.
 func loadProgram(o *Options) (*Program, error) {
-	if err := rlimit.RemoveMemlock(); err != nil {
+	if err := removeMemlock(); err != nil {
 		return nil, permission(fmt.Errorf("load: %w", err))
 	}
 	cookies, err := checkKernel()
@@ -675,7 +675,9 @@ func (p *Program) detach() error {
 
 // Close detaches the program from every site, which lowers the
 // semaphores it raised, and releases the program. It interrupts a
-// concurrent Read.
+// concurrent Read. When it returns, no site is patched and no semaphore
+// raised in any process; a hit made before may still run the program
+// for a few milliseconds (see the package doc), which Detach waits for.
 func (p *Program) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

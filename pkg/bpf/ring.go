@@ -68,6 +68,10 @@ func newRing(fd, size int, flush time.Duration) (r *ring, err error) {
 	if r.prod, err = unix.Mmap(fd, int64(page), page+2*size, unix.PROT_READ, unix.MAP_SHARED); err != nil {
 		return nil, fmt.Errorf("mmap data pages: %w", err)
 	}
+	// A fork (see forkBarrier) would copy the page table of the whole
+	// ring, which the kernel maps at once: no child reads it.
+	unix.Madvise(r.cons, unix.MADV_DONTFORK)
+	unix.Madvise(r.prod, unix.MADV_DONTFORK)
 	r.consPos = (*uint64)(unsafe.Pointer(&r.cons[0]))
 	r.prodPos = (*uint64)(unsafe.Pointer(&r.prod[0]))
 	r.data = r.prod[page:]

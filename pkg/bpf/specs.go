@@ -5,7 +5,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
-	"github.com/cilium/ebpf/rlimit"
 )
 
 // A parsedSpec is the CollectionSpec of one of the package's objects,
@@ -43,7 +42,7 @@ var (
 // warm asks the kernel what Load asks it, and parses the object a
 // stream loads there, for a Load to come: their results are kept.
 func warm() {
-	if rlimit.RemoveMemlock() != nil {
+	if removeMemlock() != nil {
 		return
 	}
 	cookies, err := checkKernel()

@@ -8,7 +8,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/ringbuf"
-	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -63,7 +62,7 @@ func NewStopper(path, symbol string, o *StopperOptions) (*Stopper, error) {
 	if cgroup != 0 && o.CgroupDir == "" {
 		return nil, errors.New("stopper: a cgroup without its directory")
 	}
-	if err := rlimit.RemoveMemlock(); err != nil {
+	if err := removeMemlock(); err != nil {
 		return nil, fmt.Errorf("stopper: %w", err)
 	}
 	// A uprobe_multi link (Linux 6.6) where the kernel has them, as the
