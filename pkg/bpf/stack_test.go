@@ -217,6 +217,75 @@ func TestStackDepth(t *testing.T) {
 	}
 }
 
+// privStackMin is BPF_PRIV_STACK_MIN_SIZE (include/linux/bpf.h): since
+// Linux 6.14 the verifier gives a function of a tracing program whose
+// frame, rounded up to 16 bytes under the JIT, is of this many bytes or
+// more a stack of its own, per-CPU memory, whose page a hit finds out of
+// the TLB after its trap.
+const privStackMin = 64
+
+// jitFrame is a frame of depth bytes as round_up_stack_depth
+// (kernel/bpf/verifier.c) rounds it for the JIT.
+func jitFrame(depth int) int {
+	return (depth + 15) &^ 15
+}
+
+// hitFrames returns the functions reached from the first of fs, but not
+// through skip or the functions only it calls.
+func hitFrames(fs []*frame, skip string) []*frame {
+	byName := make(map[string]*frame)
+	for _, f := range fs {
+		byName[f.name] = f
+	}
+	seen := make(map[string]bool)
+	var out []*frame
+	var walk func(f *frame)
+	walk = func(f *frame) {
+		if f == nil || f.name == skip || seen[f.name] {
+			return
+		}
+		seen[f.name] = true
+		out = append(out, f)
+		for _, c := range f.calls {
+			walk(byName[c])
+		}
+	}
+	if len(fs) > 0 {
+		walk(fs[0])
+	}
+	return out
+}
+
+// The functions that run on every hit of the streaming programs keep
+// their frames below privStackMin, so that a hit runs on the stack it
+// entered with. Only the filter's, which a hit runs when some probe has
+// a filter, copies the registers into a frame.
+func TestStackPrivate(t *testing.T) {
+	for _, build := range []string{"usdtnum", "usdtnumold", "usdtnumfault", "usdt", "usdtold", "usdtfault", "usdtlean", "usdtleanfault"} {
+		for _, arch := range []string{"x86", "arm64"} {
+			obj := build + "_" + arch + "_bpfel.o"
+			spec, err := ebpf.LoadCollectionSpec(obj)
+			if err != nil {
+				t.Fatalf("LoadCollectionSpec(%s): %v", obj, err)
+			}
+			for name, p := range spec.Programs {
+				fs, err := frames(p.Instructions)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", obj, name, err)
+				}
+				var got []string
+				for _, f := range hitFrames(fs, "filtered") {
+					got = append(got, fmt.Sprintf("%s %d", f.name, f.depth))
+					if jitFrame(f.depth) >= privStackMin {
+						t.Errorf("%s %s: %s takes %d bytes of stack (%d under the JIT), a private stack from %d", obj, name, f.name, f.depth, jitFrame(f.depth), privStackMin)
+					}
+				}
+				t.Logf("%s %s: %s", obj, name, strings.Join(got, ", "))
+			}
+		}
+	}
+}
+
 // A chain deeper than the stack is found, though each frame fits; and
 // frames of other chains do not add up.
 func TestStackDepthSynthetic(t *testing.T) {
