@@ -2,6 +2,7 @@ package bpf
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"sort"
 	"testing"
 
@@ -44,6 +45,63 @@ func TestUStack(t *testing.T) {
 			want := map[string]int{"inner;outer;main": 7, "inner;other;main": 3}
 			if !sameCounts(chains, want) {
 				t.Errorf("stacks %v, want %v", chains, want)
+			}
+		})
+	}
+}
+
+// TestUStackCopy checks the copies of the user stack of the calls
+// fixture by each build that takes them, on every kernel the build loads
+// on (the verifiers of older kernels bound the read of each page less
+// well): each starts at the probe's stack pointer, holds the return
+// address in outer or other above inner's frame, and runs to the
+// requested size or to the end of a page, the top of the stack.
+func TestUStackCopy(t *testing.T) {
+	requireRoot(t)
+	exe := buildC(t, "calls", "-O0", "-fno-omit-frame-pointer", "-no-pie")
+	for _, tt := range []struct {
+		name string
+		opts Options
+	}{
+		{"default", Options{}},
+		{"no-faults", Options{NoFaults: true}},
+		{"old", Options{noCookies: true, oldBuild: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.PerSite, opts.UStackCopy = true, MaxStackCopy
+			p := load(t, opts)
+			ss, f := sites(t, exe, func(*stapsdt.Site) ArgMask { return 0 })
+			pc := f.Sites[0].PC
+			if err := p.Attach(exe, ss); err != nil {
+				t.Fatalf("Attach: %v", err)
+			}
+			ch := events(t, p)
+			cmd := run(t, exe)
+			evs := collect(t, ch, cmd.Process.Pid, 10)
+			syms := funcSymbols(t, exe)
+			callers := map[string]int{}
+			for _, ev := range evs {
+				c := ev.StackCopy
+				ip, sp, fp := c.Regs[0], c.Regs[1], c.Regs[2]
+				if ip != pc {
+					t.Errorf("copy's ip %#x, want the probe's %#x", ip, pc)
+				}
+				n := uint64(len(c.Bytes))
+				if n > MaxStackCopy || n < MaxStackCopy && (sp+n)%4096 != 0 {
+					t.Errorf("copy of %d bytes from sp %#x: neither %d nor to a page's end", n, sp, MaxStackCopy)
+				}
+				// inner's frame: the caller's frame pointer at fp, the
+				// return address above it.
+				off := fp - sp + 8
+				if fp < sp || off+8 > n {
+					t.Errorf("frame pointer %#x not in the copy of %d bytes from sp %#x", fp, n, sp)
+					continue
+				}
+				callers[syms.name(binary.LittleEndian.Uint64(c.Bytes[off:]))]++
+			}
+			if want := map[string]int{"outer": 7, "other": 3}; !sameCounts(callers, want) {
+				t.Errorf("return addresses in %v, want %v", callers, want)
 			}
 		})
 	}

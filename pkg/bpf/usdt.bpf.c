@@ -295,13 +295,24 @@ static __attribute__((noinline)) __u32 take_copy(void *ctx, struct event *e)
 	sp = r[1];
 	if (want > COPY_MAX)
 		want = COPY_MAX;
+	/* Unrolled, the body is copied and clang drops the mask of off. */
+#pragma clang loop unroll(disable)
 	for (int i = 0; i < COPY_MAX / 4096 + 1; i++) {
-		__u32 n = 4096 - ((sp + got) & 4095), off = got & (COPY_MAX - 1);
+		/* 64 bits: the register checked is the one passed, not a copy cut to 32. */
+		__u64 n = 4096 - ((sp + got) & 4095);
+		__u32 off = got & (COPY_MAX - 1);
 
 		if (got >= want)
 			break;
 		if (n > want - got)
 			n = want - got;
+		/*
+		 * n is at most 4096 either way and clang drops the check, but
+		 * 6.1's verifier, unlike 6.12's, learns no bound from comparing
+		 * two registers of unknown values (n against want - got) and
+		 * needs it to bound the read: hiding n keeps it.
+		 */
+		asm volatile("" : "+r"(n));
 		if (n > 4096)
 			break;
 		if (bpf_probe_read_user(&e->data[COPY_REGS + off], n, (void *)(sp + got)))
