@@ -212,19 +212,22 @@ struct {
 	__array(values, struct gen);
 } current SEC(".maps");
 
-/* Set by the loader before the object is loaded. */
+/*
+ * Set by the loader before the object is loaded. Those a plain count
+ * reads come first, after usdt.h's, so that they share a cache line.
+ */
 volatile const __u8 mode = AGG_COUNT;
+volatile const __u8 read_args = 0; /* the value or a part is an argument */
+volatile const __u8 dense = 0; /* the generations are arrays of counters (see dense_add) */
+volatile const __u8 dense_buckets = 1; /* counters per probe: 1, or DENSE_HIST for AGG_HIST */
+volatile const __u32 dense_stride = 8; /* counters per CPU, a multiple of 8: a generation's value_size / 8 */
 volatile const __u8 nparts = 0;
 volatile const __u8 key_words = 1; /* 8-byte words zeroed of a key: at least the map's key_size / 8 */
-volatile const __u8 read_args = 0; /* the value or a part is an argument */
 volatile const __u8 part_kind[MAX_KEYS] = {};
 volatile const __u16 part_off[MAX_KEYS] = {}; /* in data, a multiple of 8 */
 volatile const __u16 part_size[MAX_KEYS] = {};
 volatile const __u8 pair_kind = PART_TID; /* AGG_LATENCY: the pairing key */
 volatile const __u16 pair_size = 8; /* its bytes: the key_size of starts */
-volatile const __u8 dense = 0; /* the generations are arrays of counters (see dense_add) */
-volatile const __u32 dense_stride = 8; /* counters per CPU, a multiple of 8: a generation's value_size / 8 */
-volatile const __u8 dense_buckets = 1; /* counters per probe: 1, or DENSE_HIST for AGG_HIST */
 
 #define DENSE_HIST 67 /* buckets 0 to 65, then BUCKET_UNREAD */
 
@@ -683,26 +686,42 @@ static __attribute__((noinline)) int aggregate_hit(void *ctx, struct spec *s)
  * 64 bytes or more a stack of its own, per-CPU memory, whose page the
  * hit, after its trap, finds out of the TLB; measured by bpf_stats, that
  * was about 100 ns of a hit. A frame of its own for the other ways keeps
- * their keys off this one.
+ * their keys off this one. With BPF cookies, the high half of a site's
+ * cookie is its probe id (package bpf's Attach), so that a plain count
+ * reads no spec: a cache line fewer, which a hit after its trap misses,
+ * measured as 20 to 30 ns of the 170 the program took. The low half
+ * is the site's number, which site_of takes.
  */
 static __always_inline int handle(void *ctx)
 {
 	struct spec *s;
-	__u32 id, zero = 0;
+	__u32 id, probe, zero = 0;
 	void *m;
 
-	s = site_of(ctx, &id);
-	if (!s)
-		return 0;
 	if (!dense || read_args || filtering)
-		return aggregate_hit(ctx, s);
+		goto full;
+	if (by_ip) {
+		s = site_of(ctx, &id);
+		if (!s)
+			return 0;
+		probe = s->probe_id;
+	} else {
+		if (!in_cgroup())
+			return 0;
+		probe = bpf_get_attach_cookie(ctx) >> 32;
+	}
 	m = bpf_map_lookup_elem(&current, &zero);
 	if (!m) {
 		count(LOST_AGG);
 		return 0;
 	}
-	dense_add(m, s->probe_id, 0);
+	dense_add(m, probe, 0);
 	return 0;
+full:
+	s = site_of(ctx, &id);
+	if (!s)
+		return 0;
+	return aggregate_hit(ctx, s);
 }
 
 /* For uprobe_multi links, one link for all sites of a binary. */
