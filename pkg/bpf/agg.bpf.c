@@ -231,9 +231,9 @@ struct {
  */
 volatile const __u8 mode = AGG_COUNT;
 volatile const __u8 read_args = 0; /* the value or a part is an argument */
-volatile const __u8 dense = 0; /* the generations are arrays of counters (see dense_add) */
+volatile const __u8 dense = 0; /* the counters are in counts, not in generations (see dense_add) */
 volatile const __u8 dense_buckets = 1; /* counters per probe: 1, or DENSE_HIST for AGG_HIST */
-volatile const __u32 dense_stride = 8; /* counters per CPU, a multiple of 8: a generation's value_size / 8 */
+volatile const __u32 dense_stride = 8; /* counters per CPU, a multiple of 8: counts' value_size / 8 */
 volatile const __u8 nparts = 0;
 volatile const __u8 key_words = 1; /* 8-byte words zeroed of a key: at least the map's key_size / 8 */
 volatile const __u8 part_kind[MAX_KEYS] = {};
@@ -713,27 +713,21 @@ static __attribute__((noinline)) int aggregate_hit(void *ctx, struct spec *s)
 static __always_inline int handle(void *ctx)
 {
 	struct spec *s;
-	__u32 id, probe;
+	__u32 id;
 
-	if (!dense || read_args || filtering)
-		goto full;
-	if (by_ip) {
+	if (!dense || read_args || filtering) {
 		s = site_of(ctx, &id);
-		if (!s)
-			return 0;
-		probe = s->probe_id;
-	} else {
-		if (!in_cgroup())
-			return 0;
-		probe = bpf_get_attach_cookie(ctx) >> 32;
+		return s ? aggregate_hit(ctx, s) : 0;
 	}
-	dense_add(probe, 0);
-	return 0;
-full:
-	s = site_of(ctx, &id);
-	if (!s)
+	if (!by_ip) {
+		if (in_cgroup())
+			dense_add(bpf_get_attach_cookie(ctx) >> 32, 0);
 		return 0;
-	return aggregate_hit(ctx, s);
+	}
+	s = site_of(ctx, &id);
+	if (s)
+		dense_add(s->probe_id, 0);
+	return 0;
 }
 
 /* For uprobe_multi links, one link for all sites of a binary. */

@@ -413,7 +413,8 @@ func boolByte(b bool) uint8 {
 }
 
 // newAggState makes the two generations of a loaded program, the first
-// one current, and stores the probes' arguments.
+// one current, or its counters with a dense layout, and stores the
+// probes' arguments.
 func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l *keyLayout) (*aggState, error) {
 	a := o.Aggregate
 	ncpu, err := ebpf.PossibleCPU()
@@ -590,8 +591,10 @@ func (s *aggState) close() error {
 // Collect ends an interval of an aggregating program: it makes the other
 // generation current, waits until no hit adds to the one that was (see
 // agg.bpf.c), calls fn with each of its entries that counted something,
-// in no particular order, and empties it for its next turn. Every hit
-// is in exactly one interval. The AggEntry is reused between calls.
+// in no particular order, and empties it for its next turn; with
+// counters in an array, it reads how much they grew instead (see
+// denseCounts). Every hit is in exactly one interval. The AggEntry is
+// reused between calls.
 func (p *Program) Collect(fn func(*AggEntry)) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

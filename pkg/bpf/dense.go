@@ -10,9 +10,8 @@ import (
 // histogram, buckets 0 to 65, then the hits whose value was not read.
 const denseHist = 67
 
-// maxDense bounds the bytes of a generation that is an array of
-// counters, all CPUs together; an aggregation that would need more keeps
-// a hash.
+// maxDense bounds the bytes of the array of counters, all CPUs
+// together; an aggregation that would need more keeps hashes.
 const maxDense = 1 << 20
 
 // denseLayout is where the counters of an aggregation without key parts,
