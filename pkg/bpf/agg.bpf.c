@@ -706,9 +706,9 @@ static __attribute__((noinline)) int aggregate_hit(void *ctx, struct spec *s)
  * was about 100 ns of a hit. A frame of its own for the other ways keeps
  * their keys off this one. With BPF cookies, the high half of a site's
  * cookie is its probe id (package bpf's Attach), so that a plain count
- * reads no spec: a cache line fewer, which a hit after its trap misses,
- * measured as 20 to 30 ns of the 170 the program took. The low half
- * is the site's number, which site_of takes.
+ * reads no spec: a cache line fewer, which a hit after its trap may
+ * miss (scripts/bench-agg --base: 0.81 to 1.01x the time before, noisy).
+ * The low half is the site's number, which site_of takes.
  */
 static __always_inline int handle(void *ctx)
 {
