@@ -199,8 +199,8 @@ type keyLayout struct {
 	// of the map of STARTs: pairStr says it is a string.
 	pairSize int
 	pairStr  bool
-	// dense, when not nil, is where the counters lie in generations
-	// that are arrays rather than hashes.
+	// dense, when not nil, is where the counters lie in an array,
+	// agg.bpf.c's counts, rather than in generations that are hashes.
 	dense *denseLayout
 }
 
@@ -293,6 +293,7 @@ type aggState struct {
 	gens     [2]*ebpf.Map // the two generations
 	starts   *ebpf.Map    // the STARTs waiting of AggLatency
 	cur      int          // the index in gens of the current one
+	counts   *denseCounts // with a dense layout, in place of the generations
 	ncpu     int
 	// stacks holds the user stacks of a PartUStack part, by id; since
 	// an id names the same stack until the program is closed, cache
@@ -340,7 +341,7 @@ func aggSpec(spec *ebpf.CollectionSpec, o *Options) (*keyLayout, error) {
 	inner := spec.Maps[aggMapCurrent].InnerMap
 	l.dense = newDenseLayout(a, nprobes, ncpu)
 	if l.dense != nil {
-		l.dense.setSpec(inner)
+		l.dense.setSpec(spec.Maps[aggMapCounts])
 	} else {
 		inner.KeySize = uint32(l.keySize)
 		inner.ValueSize = uint32(aggValueSize(a.Mode))
@@ -412,7 +413,8 @@ func boolByte(b bool) uint8 {
 }
 
 // newAggState makes the two generations of a loaded program, the first
-// one current, and stores the probes' arguments.
+// one current, or its counters with a dense layout, and stores the
+// probes' arguments.
 func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l *keyLayout) (*aggState, error) {
 	a := o.Aggregate
 	ncpu, err := ebpf.PossibleCPU()
@@ -431,6 +433,10 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 	s.starts = coll.DetachMap(aggMapStarts)
 	s.stacks = coll.DetachMap(aggMapStacks)
 	s.cache = make(map[uint32][]uint64)
+	if l.dense != nil {
+		s.counts = newDenseCounts(l.dense, coll.DetachMap(aggMapCounts))
+		return s, nil // no generations
+	}
 	for i := range s.gens {
 		m, err := ebpf.NewMap(spec.Maps[aggMapCurrent].InnerMap)
 		if err != nil {
@@ -438,9 +444,6 @@ func newAggState(coll *ebpf.Collection, spec *ebpf.CollectionSpec, o *Options, l
 			return nil, fmt.Errorf("aggregation map: %w", err)
 		}
 		s.gens[i] = m
-		if l.dense != nil {
-			continue // an array: nothing is lost
-		}
 		if err := s.resetLost(m); err != nil {
 			s.close()
 			return nil, err
@@ -573,7 +576,11 @@ func (s *aggState) addProbe(id int, p *AggProbe) error {
 
 func (s *aggState) close() error {
 	var errs []error
-	for _, m := range append([]*ebpf.Map{s.current, s.starts, s.probeMap, s.stacks}, s.gens[:]...) {
+	ms := append([]*ebpf.Map{s.current, s.starts, s.probeMap, s.stacks}, s.gens[:]...)
+	if s.counts != nil {
+		ms = append(ms, s.counts.m)
+	}
+	for _, m := range ms {
 		if m != nil {
 			errs = append(errs, m.Close())
 		}
@@ -584,8 +591,10 @@ func (s *aggState) close() error {
 // Collect ends an interval of an aggregating program: it makes the other
 // generation current, waits until no hit adds to the one that was (see
 // agg.bpf.c), calls fn with each of its entries that counted something,
-// in no particular order, and empties it for its next turn. Every hit
-// is in exactly one interval. The AggEntry is reused between calls.
+// in no particular order, and empties it for its next turn; with
+// counters in an array, it reads how much they grew instead (see
+// denseCounts). Every hit is in exactly one interval. The AggEntry is
+// reused between calls.
 func (p *Program) Collect(fn func(*AggEntry)) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -596,6 +605,12 @@ func (p *Program) Collect(fn func(*AggEntry)) error {
 	if p.prog == nil {
 		return fmt.Errorf("collect: %w", ErrClosed)
 	}
+	if s.counts != nil {
+		if err := s.counts.collect(s.mode, fn); err != nil {
+			return fmt.Errorf("collect: %w", err)
+		}
+		return nil
+	}
 	old := s.gens[s.cur]
 	// The update returns once every program that could have looked up
 	// the old generation has returned.
@@ -603,12 +618,6 @@ func (p *Program) Collect(fn func(*AggEntry)) error {
 		return fmt.Errorf("collect: switch generations: %w", err)
 	}
 	s.cur = 1 - s.cur
-	if d := s.layout.dense; d != nil {
-		if err := d.collect(old, s.mode, fn); err != nil {
-			return fmt.Errorf("collect: %w", err)
-		}
-		return nil
-	}
 	var keys [][]byte
 	var e AggEntry
 	key := make([]byte, s.layout.keySize)

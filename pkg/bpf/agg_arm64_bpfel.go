@@ -46,6 +46,7 @@ type aggAggprobe struct {
 const (
 	aggMapBusy         = "busy"
 	aggMapCounters     = "counters"
+	aggMapCounts       = "counts"
 	aggMapCurrent      = "current"
 	aggMapFilters      = "filters"
 	aggMapProbes       = "probes"
@@ -127,6 +128,7 @@ type aggProgramSpecs struct {
 type aggMapSpecs struct {
 	Busy     *ebpf.MapSpec `ebpf:"busy"`
 	Counters *ebpf.MapSpec `ebpf:"counters"`
+	Counts   *ebpf.MapSpec `ebpf:"counts"`
 	Current  *ebpf.MapSpec `ebpf:"current"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Probes   *ebpf.MapSpec `ebpf:"probes"`
@@ -182,6 +184,7 @@ func (o *aggObjects) Close() error {
 type aggMaps struct {
 	Busy     *ebpf.Map `ebpf:"busy"`
 	Counters *ebpf.Map `ebpf:"counters"`
+	Counts   *ebpf.Map `ebpf:"counts"`
 	Current  *ebpf.Map `ebpf:"current"`
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Probes   *ebpf.Map `ebpf:"probes"`
@@ -196,6 +199,7 @@ func (m *aggMaps) Close() error {
 	return _AggClose(
 		m.Busy,
 		m.Counters,
+		m.Counts,
 		m.Current,
 		m.Filters,
 		m.Probes,

@@ -282,3 +282,44 @@ func runAggregated(t *testing.T, m mode, a *Aggregation, ms string) (*Program, *
 	}
 	return p, run(t, demo, "5", ms)
 }
+
+// TestAggregateCount counts the demo's hits by probe alone, the plain
+// count that takes the probe id from the cookie: its sites attached in
+// two calls, the first sites last, so that no site's number is its probe
+// id.
+func TestAggregateCount(t *testing.T) {
+	requireRoot(t)
+	requireAMD64(t)
+	want := []string{"probe 0 count 1", "probe 1 count 5", "probe 2 count 5"}
+	for _, m := range aggModes() {
+		t.Run(m.name, func(t *testing.T) {
+			p := load(t, m.options(Options{Aggregate: &Aggregation{Mode: AggCount, Probes: make([]AggProbe, 3)}}))
+			ss, _ := sites(t, demo, nil)
+			if len(ss) != 3 {
+				t.Fatalf("demo has %d sites, want 3", len(ss))
+			}
+			for _, part := range [][]Site{ss[1:], ss[:1]} {
+				if err := p.Attach(demo, part); err != nil {
+					t.Fatalf("Attach: %v", err)
+				}
+			}
+			run(t, demo, "5", "1")
+			for i, want := range [][]string{want, nil} {
+				var got []string
+				err := p.Collect(func(e *AggEntry) {
+					got = append(got, fmt.Sprintf("probe %d count %d", e.Probe, e.Count))
+					if e.Lost || e.Unread || e.Bucket != 0 {
+						t.Errorf("Collect %d: probe %d lost %v unread %v bucket %d, want a count", i, e.Probe, e.Lost, e.Unread, e.Bucket)
+					}
+				})
+				if err != nil {
+					t.Fatalf("Collect: %v", err)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("Collect %d: %q, want %q", i, got, want)
+				}
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 const (
 	aggoldMapBusy         = "busy"
 	aggoldMapCounters     = "counters"
+	aggoldMapCounts       = "counts"
 	aggoldMapCurrent      = "current"
 	aggoldMapFilters      = "filters"
 	aggoldMapProbes       = "probes"
@@ -99,6 +100,7 @@ type aggoldProgramSpecs struct {
 type aggoldMapSpecs struct {
 	Busy     *ebpf.MapSpec `ebpf:"busy"`
 	Counters *ebpf.MapSpec `ebpf:"counters"`
+	Counts   *ebpf.MapSpec `ebpf:"counts"`
 	Current  *ebpf.MapSpec `ebpf:"current"`
 	Filters  *ebpf.MapSpec `ebpf:"filters"`
 	Probes   *ebpf.MapSpec `ebpf:"probes"`
@@ -154,6 +156,7 @@ func (o *aggoldObjects) Close() error {
 type aggoldMaps struct {
 	Busy     *ebpf.Map `ebpf:"busy"`
 	Counters *ebpf.Map `ebpf:"counters"`
+	Counts   *ebpf.Map `ebpf:"counts"`
 	Current  *ebpf.Map `ebpf:"current"`
 	Filters  *ebpf.Map `ebpf:"filters"`
 	Probes   *ebpf.Map `ebpf:"probes"`
@@ -168,6 +171,7 @@ func (m *aggoldMaps) Close() error {
 	return _AggoldClose(
 		m.Busy,
 		m.Counters,
+		m.Counts,
 		m.Current,
 		m.Filters,
 		m.Probes,

@@ -75,10 +75,16 @@ func (p *Program) Attach(path string, sites []Site) (err error) {
 		Offsets:       make([]uint64, len(sites)),
 		RefCtrOffsets: make([]uint64, len(sites)),
 	}
+	if !p.byIP {
+		req.High = make([]uint32, len(sites))
+	}
 	for i, s := range sites {
 		specs = append(specs, s.Spec)
 		req.Offsets[i] = s.Offset
 		req.RefCtrOffsets[i] = s.RefCtrOffset
+		if req.High != nil {
+			req.High[i] = s.Spec.ProbeID()
+		}
 	}
 	p.specs.Store(&specs)
 	if err := p.links.attach(req); err != nil {

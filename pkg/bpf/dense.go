@@ -4,22 +4,21 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"golang.org/x/sys/unix"
 )
 
 // denseHist is agg.bpf.c's DENSE_HIST: the counters of a probe's
 // histogram, buckets 0 to 65, then the hits whose value was not read.
 const denseHist = 67
 
-// maxDense bounds the bytes of a generation that is an array of
-// counters, all CPUs together; an aggregation that would need more keeps
-// a hash.
+// maxDense bounds the bytes of the array of counters, all CPUs
+// together; an aggregation that would need more keeps hashes.
 const maxDense = 1 << 20
 
 // denseLayout is where the counters of an aggregation without key parts,
-// AggCount or AggHist, lie when its generations are arrays of counters
-// rather than hashes (agg.bpf.c's dense_add): an entry per CPU, keyed by
-// the CPU's number, of stride counters, buckets for each probe id.
+// AggCount or AggHist, lie when they are in an array rather than in
+// generations that are hashes (agg.bpf.c's dense_add): an entry per CPU,
+// keyed by the CPU's number, of stride counters, buckets for each probe
+// id.
 type denseLayout struct {
 	stride  int // a multiple of 8, so that CPUs share no cache line
 	buckets int
@@ -48,38 +47,44 @@ func newDenseLayout(a *Aggregation, nprobes, ncpu int) *denseLayout {
 	return &denseLayout{stride: stride, buckets: buckets, ncpu: ncpu}
 }
 
-// setSpec makes inner, the spec of a generation, an array of d's
-// counters.
-func (d *denseLayout) setSpec(inner *ebpf.MapSpec) {
-	inner.Type = ebpf.Array
-	inner.KeySize = 4
-	inner.ValueSize = uint32(8 * d.stride)
-	inner.MaxEntries = uint32(d.ncpu)
-	inner.Flags &^= unix.BPF_F_NO_PREALLOC
+// setSpec sizes counts, the spec of agg.bpf.c's map of counters, for d.
+func (d *denseLayout) setSpec(counts *ebpf.MapSpec) {
+	counts.ValueSize = uint32(8 * d.stride)
+	counts.MaxEntries = uint32(d.ncpu)
 }
 
-// collect calls fn with each counter of m, a generation no hit adds to,
-// that counted something, summed over the CPUs, and then zeroes them.
-// The AggEntry is reused between calls.
-func (d *denseLayout) collect(m *ebpf.Map, mode AggMode, fn func(*AggEntry)) error {
+// denseCounts is the map of counters of a dense aggregation and what
+// they summed to when last read. The program only adds to them: what
+// they grew by since is what an interval counted, so that they are read
+// with no switch of generations and never emptied.
+type denseCounts struct {
+	*denseLayout
+	m    *ebpf.Map
+	last []uint64 // by counter, over the CPUs
+}
+
+func newDenseCounts(d *denseLayout, m *ebpf.Map) *denseCounts {
+	return &denseCounts{denseLayout: d, m: m, last: make([]uint64, d.stride)}
+}
+
+// collect calls fn with each counter that grew since the last call, by
+// how much it grew, summed over the CPUs. A hit counted while the CPUs
+// are read is in this interval or in the next one, not in both. The
+// AggEntry is reused between calls.
+func (d *denseCounts) collect(mode AggMode, fn func(*AggEntry)) error {
 	sums := make([]uint64, d.stride)
 	vals := make([]uint64, d.stride)
 	for cpu := range d.ncpu {
-		if err := m.Lookup(uint32(cpu), &vals); err != nil {
+		if err := d.m.Lookup(uint32(cpu), &vals); err != nil {
 			return fmt.Errorf("counters of cpu %d: %w", cpu, err)
 		}
 		for i, v := range vals {
 			sums[i] += v
 		}
 	}
-	clear(vals)
-	for cpu := range d.ncpu {
-		if err := m.Put(uint32(cpu), vals); err != nil {
-			return fmt.Errorf("empty the counters of cpu %d: %w", cpu, err)
-		}
-	}
 	var e AggEntry
-	for i, n := range sums {
+	for i, sum := range sums {
+		n := sum - d.last[i]
 		if n == 0 {
 			continue
 		}
@@ -94,5 +99,6 @@ func (d *denseLayout) collect(m *ebpf.Map, mode AggMode, fn func(*AggEntry)) err
 		}
 		fn(&e)
 	}
+	d.last = sums
 	return nil
 }

@@ -2,11 +2,13 @@
 // program.
 //
 // The program, usdt.bpf.c, is attached as a uprobe to every probe site.
-// The BPF cookie of each attachment is the number of the site, which
-// selects the site's Spec in an array map: how to fetch each of up to
-// MaxArgs arguments from the traced thread's registers and memory. One
-// program thus serves any probe of any binary, and no code is compiled at
-// run time.
+// The BPF cookie of each attachment is the number of the site, in its
+// low half, which selects the site's Spec in an array map: how to fetch
+// each of up to MaxArgs arguments from the traced thread's registers and
+// memory. One program thus serves any probe of any binary, and no code is
+// compiled at run time. The high half is the site's probe id
+// (Spec.ProbeID), by which an aggregation that counts hits by probe alone
+// counts one without reading its Spec.
 //
 // Kernels before Linux 5.15 have no BPF cookies. There the program finds
 // the number of the site by its address, as libbpf does: the uprobe's

@@ -27,6 +27,11 @@ type attachRequest struct {
 	PID   int
 	Multi bool
 	First int // the cookie of the first site
+	// High, when not nil, is the high half of each site's cookie, in
+	// step with Offsets, the low half being First+i: the probe id of
+	// the site, which agg.bpf.c counts a hit by without the site's
+	// spec (see its handle).
+	High []uint32
 	// NoCookies attaches without cookies, which the kernel lacks: the
 	// program tells the sites apart by their address.
 	NoCookies     bool
@@ -35,6 +40,15 @@ type attachRequest struct {
 	// Symbol, when not "", is the one place attached, a function of
 	// Path, instead of Offsets.
 	Symbol string
+}
+
+// cookie returns the BPF cookie of the site at Offsets[i].
+func (r *attachRequest) cookie(i int) uint64 {
+	c := uint64(uint32(r.First + i))
+	if i < len(r.High) {
+		c |= uint64(r.High[i]) << 32
+	}
+	return c
 }
 
 // localLinks holds the links of a Program in this process.
@@ -113,7 +127,7 @@ func attachLinks(prog *ebpf.Program, req *attachRequest) ([]link.Link, error) {
 		if !req.NoCookies {
 			cookies = make([]uint64, len(req.Offsets))
 			for i := range cookies {
-				cookies[i] = uint64(req.First + i)
+				cookies[i] = req.cookie(i)
 			}
 		}
 		l, err := ex.UprobeMulti(nil, prog, &link.UprobeMultiOptions{
@@ -131,7 +145,7 @@ func attachLinks(prog *ebpf.Program, req *attachRequest) ([]link.Link, error) {
 	for i, off := range req.Offsets {
 		var cookie uint64
 		if !req.NoCookies {
-			cookie = uint64(req.First + i)
+			cookie = req.cookie(i)
 		}
 		l, err := ex.Uprobe("", prog, &link.UprobeOptions{
 			Address:      off,

@@ -271,9 +271,9 @@ static __always_inline int in_cgroup(void)
 
 /*
  * site_of returns the spec of the site whose uprobe ctx is, whose number,
- * the uprobe's cookie or the number site_ips has for its address, it
- * stores in *id, or 0 for a hit to drop: of a thread not traced, or of a
- * site the maps lack (counted as LOST_SPEC).
+ * the low half of the uprobe's cookie or the number site_ips has for its
+ * address, it stores in *id, or 0 for a hit to drop: of a thread not
+ * traced, or of a site the maps lack (counted as LOST_SPEC).
  */
 static __always_inline struct spec *site_of(void *ctx, __u32 *id)
 {
