@@ -43,10 +43,11 @@ var (
 
 // permission adds ErrPermission to an error caused by missing privilege;
 // for root, which has every privilege, it says what else refuses. A
-// refusal of the verifier gets ErrVerifier instead.
+// refusal of the verifier, a load that fails with EACCES (a load not
+// permitted fails with EPERM), gets ErrVerifier instead.
 func permission(err error) error {
 	var ve *ebpf.VerifierError
-	if errors.As(err, &ve) {
+	if errors.As(err, &ve) && errors.Is(ve.Cause, unix.EACCES) {
 		if errors.Is(err, ErrVerifier) {
 			return err
 		}

@@ -23,6 +23,7 @@ func TestPermissionVerifier(t *testing.T) {
 		{"verifier", fmt.Errorf("load: %w", refused), true, false},
 		{"verifier, wrapped twice", permission(fmt.Errorf("load: %w", refused)), true, false},
 		{"EPERM", fmt.Errorf("load: %w", unix.EPERM), false, true},
+		{"load not permitted", fmt.Errorf("probe BPF cookies: %w", &ebpf.VerifierError{Cause: unix.EPERM}), false, true},
 		{"other", fmt.Errorf("load: %w", os.ErrNotExist), false, false},
 	} {
 		err := permission(tt.err)
