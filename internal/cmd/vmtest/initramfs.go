@@ -101,11 +101,11 @@ func initramfs(path string, g guest, img *image, bd *build, repo, busybox string
 		plan.Tests = append(plan.Tests, t)
 	}
 	if len(pkgs) > 0 {
-		// internal/testdemo's fixture, which the tests of several
-		// packages copy.
-		demo := filepath.Join(repo, "pkg", "stapsdt", "testdata")
-		if err := addDir(a, demo, demo, ""); err != nil {
-			return err
+		for _, d := range sharedTestdata {
+			dir := filepath.Join(repo, d)
+			if err := addDir(a, dir, dir, ""); err != nil {
+				return err
+			}
 		}
 	}
 	b, err := json.MarshalIndent(plan, "", "\t")
@@ -123,6 +123,14 @@ func initramfs(path string, g guest, img *image, bd *build, repo, busybox string
 	}
 	return f.Close()
 }
+
+// sharedTestdata are the fixtures of other packages than those tested
+// that the tests find by the absolute path of the sources they were
+// built from, as the tests' own testdata: internal/testdemo's, which the
+// tests of several packages copy, and internal/testchain's sources,
+// which pkg/attach's tests build with gcc in the guests that share the
+// host's root.
+var sharedTestdata = []string{"pkg/stapsdt/testdata", "pkg/unwind/testdata"}
 
 // addDir adds the tree src as dst, if src exists, with the files'
 // permission bits, but the files whose names end in skip (when not "").
