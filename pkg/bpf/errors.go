@@ -35,19 +35,21 @@ var (
 	ErrNoCookies = errors.New("kernel without BPF cookies (Linux 5.15)")
 
 	// ErrVerifier is matched by the error of Load when the kernel's
-	// verifier refuses the program: a limit of that kernel's verifier,
-	// which a later kernel, or the tracefs backend, does not have. The
-	// verifier's refusals are EACCES, which is not a missing privilege.
+	// verifier refuses the program, or finds it too large: a limit of
+	// that kernel's verifier, which a later kernel, or the tracefs
+	// backend, does not have. The verifier's refusals are EACCES, which
+	// is not a missing privilege, and E2BIG.
 	ErrVerifier = errors.New("the kernel's BPF verifier refuses the program")
 )
 
 // permission adds ErrPermission to an error caused by missing privilege;
 // for root, which has every privilege, it says what else refuses. A
-// refusal of the verifier, a load that fails with EACCES (a load not
-// permitted fails with EPERM), gets ErrVerifier instead.
+// refusal of the verifier, a load that fails with EACCES, or E2BIG for a
+// program too large for it (a load not permitted fails with EPERM), gets
+// ErrVerifier instead.
 func permission(err error) error {
 	var ve *ebpf.VerifierError
-	if errors.As(err, &ve) && errors.Is(ve.Cause, unix.EACCES) {
+	if errors.As(err, &ve) && (errors.Is(ve.Cause, unix.EACCES) || errors.Is(ve.Cause, unix.E2BIG)) {
 		if errors.Is(err, ErrVerifier) {
 			return err
 		}

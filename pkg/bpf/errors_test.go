@@ -22,6 +22,7 @@ func TestPermissionVerifier(t *testing.T) {
 	}{
 		{"verifier", fmt.Errorf("load: %w", refused), true, false},
 		{"verifier, wrapped twice", permission(fmt.Errorf("load: %w", refused)), true, false},
+		{"too large", fmt.Errorf("load: %w", &ebpf.VerifierError{Cause: unix.E2BIG, Log: []string{"BPF program is too large. Processed 1000001 insn"}}), true, false},
 		{"EPERM", fmt.Errorf("load: %w", unix.EPERM), false, true},
 		{"load not permitted", fmt.Errorf("probe BPF cookies: %w", &ebpf.VerifierError{Cause: unix.EPERM}), false, true},
 		{"other", fmt.Errorf("load: %w", os.ErrNotExist), false, false},
