@@ -101,12 +101,8 @@ struct {
 	__type(value, __u64);
 } probe_lost SEC(".maps");
 
-/*
- * lost_ring counts an event of probe that found the ring full; a call of
- * its own, so that its key takes no room in the handler's frame (see
- * TestStackPrivate).
- */
-static __attribute__((noinline)) void lost_ring(__u32 probe)
+/* lost_ring counts an event of probe that found the ring full. */
+static __always_inline void lost_ring(__u32 probe)
 {
 	__u64 *n = bpf_map_lookup_elem(&probe_lost, &probe);
 
@@ -189,21 +185,6 @@ static __always_inline __u64 wakeup(__u64 after, __u64 len)
 	return BPF_RB_NO_WAKEUP;
 }
 
-/*
- * filtered reports whether the hit of site s passes the filter of its
- * probe, given the registers as memory, copied into this frame: a
- * function of its own, which the verifier walks only when some probe
- * has a filter, so that without one handle's frame holds no copy and
- * stays below the 64 bytes that take a stack of its own (see ctx_reg).
- */
-static __attribute__((noinline)) int filtered(void *ctx, struct spec *s, __u64 bias)
-{
-	struct regs regs;
-
-	load_regs(ctx, &regs);
-	return passes(&regs, s, bias);
-}
-
 #if USDT_STRINGS
 /*
  * read_str reads the string of argument i at addr into e->data at pos,
@@ -211,7 +192,7 @@ static __attribute__((noinline)) int filtered(void *ctx, struct spec *s, __u64 b
  * returns the bytes it takes there with the NUL: 0 when the string cannot
  * be read. The string ends at its NUL, or, when n >= 0, is n bytes long,
  * as runtimes that pass a length with a pointer have it (the JVM). Global,
- * like read_value.
+ * like read_arg.
  */
 GLOBAL int read_str(struct event *e, __u64 pos, __u64 addr, __u32 i, __s64 n)
 {
@@ -323,30 +304,60 @@ static __attribute__((noinline)) __u32 take_copy(void *ctx, struct event *e)
 }
 #endif
 
-/*
- * read_nums reads the arguments of site s into e, the strings' addresses
- * among them. It and read_strs are functions of their own, so that what
- * they keep does not fill handle's frame, nor theirs, to the 64 bytes
- * that take a stack of its own (see ctx_reg).
- */
-static __attribute__((noinline)) void read_nums(void *ctx, struct event *e, struct spec *s, __u64 bias)
+static __always_inline int handle(void *ctx)
 {
+	__u32 id, pos = 0, n;
+	__u64 *mask, bias, size;
+	struct regs regs;
+	struct spec *s;
+	struct event *e;
+	int slot;
+
+	s = site_of(ctx, &id);
+	if (!s)
+		return 0;
+	load_regs(ctx, &regs);
+	/*
+	 * The uprobe handler sees the instruction pointer at the probe
+	 * address itself (the kernel rewinds it past the breakpoint before
+	 * running handlers), so the load bias of the mapping is exact.
+	 */
+	bias = regs.r[IP_OFF / 8] - s->pc;
+	/* Before anything else: a hit filtered out costs the filter only. */
+	if (!passes(&regs, s, bias))
+		return 0;
+	slot = get_slot(&mask);
+	if (slot < 0)
+		return 0;
+	n = slot;
+	e = bpf_map_lookup_elem(&scratch, &n);
+	if (!e)
+		goto out;
+
+	fill_header(e, id, s);
+	if (ustack_max)
+		pos = take_stack(ctx, e);
+#if USDT_COPY
+	else if (ustack_copy) {
+		pos = take_copy(ctx, e);
+		e->copy = pos;
+	}
+#endif
+
 	for (int i = 0; i < MAX_ARGS; i++) {
+		struct arg *a = &s->args[i];
+		__u64 v;
+
 		e->args[i] = 0;
 		if (i >= s->nargs)
 			continue;
-		if (!read_arg_ctx(ctx, &s->args[i], bias, &e->args[i]))
+		if (!read_arg(&regs, a, bias, &v)) {
 			e->failed |= 1 << i;
+			continue;
+		}
+		e->args[i] = v;
 	}
-}
-
-/*
- * read_strs reads the strings of site s into e->data from pos on, once
- * every number is known (a length may come after its string), and
- * returns the end of what they take there.
- */
-static __attribute__((noinline)) __u32 read_strs(struct event *e, struct spec *s, __u32 pos)
-{
+	/* Strings once every number is known: a length may come after. */
 	for (int i = 0; i < MAX_ARGS; i++) {
 		struct arg *a = &s->args[i];
 		__s64 n = -1;
@@ -376,60 +387,7 @@ static __attribute__((noinline)) __u32 read_strs(struct event *e, struct spec *s
 		 */
 		pos = (pos + len) & (STR_MASK);
 	}
-	return pos;
-}
 
-/*
- * fill assembles the event of a hit of site s in e and returns the bytes
- * of e->data it takes: a function of its own, like read_nums, so that
- * handle keeps little more than e and its slot across it.
- */
-static __attribute__((noinline)) __u32 fill(void *ctx, struct event *e, struct spec *s, __u32 id, __u64 bias)
-{
-	__u32 pos = 0;
-
-	fill_header(e, id, s);
-	if (ustack_max)
-		pos = take_stack(ctx, e);
-#if USDT_COPY
-	else if (ustack_copy) {
-		pos = take_copy(ctx, e);
-		e->copy = pos;
-	}
-#endif
-	read_nums(ctx, e, s, bias);
-	return read_strs(e, s, pos);
-}
-
-static __always_inline int handle(void *ctx)
-{
-	__u32 id, pos, n;
-	__u64 *mask, bias, size;
-	struct spec *s;
-	struct event *e;
-	int slot;
-
-	s = site_of(ctx, &id);
-	if (!s)
-		return 0;
-	/*
-	 * The uprobe handler sees the instruction pointer at the probe
-	 * address itself (the kernel rewinds it past the breakpoint before
-	 * running handlers), so the load bias of the mapping is exact.
-	 */
-	bias = ((__u64 *)ctx)[IP_OFF / 8] - s->pc;
-	/* Before anything else: a hit filtered out costs the filter only. */
-	if (filtering && !filtered(ctx, s, bias))
-		return 0;
-	slot = get_slot(&mask);
-	if (slot < 0)
-		return 0;
-	n = slot;
-	e = bpf_map_lookup_elem(&scratch, &n);
-	if (!e)
-		goto out;
-
-	pos = fill(ctx, e, s, id, bias);
 	size = HDR_SIZE + pos;
 	if (size > sizeof(*e))
 		goto out;
@@ -450,7 +408,7 @@ out:
  */
 #define ARGS_OFF __builtin_offsetof(struct event, args)
 
-static __always_inline int emit_n(void *ctx, __u64 bias, __u32 id, struct spec *s, const int nargs)
+static __always_inline int emit(const struct regs *regs, __u64 bias, __u32 id, struct spec *s, const int nargs)
 {
 	struct event *e;
 
@@ -464,7 +422,7 @@ static __always_inline int emit_n(void *ctx, __u64 bias, __u32 id, struct spec *
 		__u64 v = 0;
 
 		/* Kept in the record, not a register: fewer states to verify. */
-		if (i < s->nargs && !read_arg_ctx(ctx, &s->args[i], bias, &v))
+		if (i < s->nargs && !read_arg(regs, &s->args[i], bias, &v))
 			e->failed |= 1 << i;
 		e->args[i] = v;
 	}
@@ -473,28 +431,9 @@ static __always_inline int emit_n(void *ctx, __u64 bias, __u32 id, struct spec *
 	return 0;
 }
 
-/*
- * emit_n's variants are calls of their own: inlined in the handler, the
- * three, each with its call of lost_ring, took a frame of 64 bytes, and
- * with it a private stack (see TestStackPrivate).
- */
-static __attribute__((noinline)) int emit4(void *ctx, __u64 bias, __u32 id, struct spec *s)
-{
-	return emit_n(ctx, bias, id, s, 4);
-}
-
-static __attribute__((noinline)) int emit8(void *ctx, __u64 bias, __u32 id, struct spec *s)
-{
-	return emit_n(ctx, bias, id, s, 8);
-}
-
-static __attribute__((noinline)) int emit_max(void *ctx, __u64 bias, __u32 id, struct spec *s)
-{
-	return emit_n(ctx, bias, id, s, MAX_ARGS);
-}
-
 static __always_inline int handle(void *ctx)
 {
+	struct regs regs;
 	struct spec *s;
 	__u64 bias;
 	__u32 id;
@@ -502,15 +441,16 @@ static __always_inline int handle(void *ctx)
 	s = site_of(ctx, &id);
 	if (!s)
 		return 0;
-	bias = ((__u64 *)ctx)[IP_OFF / 8] - s->pc; /* see the strings version */
+	load_regs(ctx, &regs);
+	bias = regs.r[IP_OFF / 8] - s->pc; /* see the strings version */
 	/* Before the record is reserved: see the strings version. */
-	if (filtering && !filtered(ctx, s, bias))
+	if (!passes(&regs, s, bias))
 		return 0;
 	if (s->nargs <= 4)
-		return emit4(ctx, bias, id, s);
+		return emit(&regs, bias, id, s, 4);
 	if (s->nargs <= 8)
-		return emit8(ctx, bias, id, s);
-	return emit_max(ctx, bias, id, s);
+		return emit(&regs, bias, id, s, 8);
+	return emit(&regs, bias, id, s, MAX_ARGS);
 }
 #endif
 

@@ -321,11 +321,9 @@ static __always_inline __u64 current_pid_tgid(void)
 }
 
 /*
- * load_regs copies the registers out of ctx, for the code that is given
- * them as memory: the filter (filter_hit, a global function, cannot be
- * given ctx on every kernel) and agg.bpf.c's scratch slots. A BPF
- * program may read ctx only at constant offsets, so the copy, unrolled,
- * is what lets reg index the registers by the offsets in the spec.
+ * load_regs copies the registers out of ctx. A BPF program may read ctx
+ * only at constant offsets, so the copy, unrolled, is what lets read_arg
+ * index the registers by the offsets in the spec without a helper call.
  */
 struct regs {
 	__u64 r[NREGS];
@@ -351,38 +349,6 @@ static __always_inline __u64 reg(const struct regs *r, __s16 off)
 	/* Index with i as bounded, not with a byte offset clang derives. */
 	asm volatile("" : "+r"(i));
 	return r->r[i];
-}
-
-/*
- * ctx_reg is reg reading ctx itself, where the copy would cost the
- * frame its size: since Linux 6.14 a function of a tracing program
- * whose frame is of 64 bytes or more runs on a stack of its own,
- * per-CPU memory, whose page a hit, after its trap, finds out of the
- * TLB (see handle in agg.bpf.c). Each register is a case with a load at
- * its constant offset; the asm keeps clang from merging the loads into
- * one at a computed offset, which the verifier refuses.
- */
-#define CTX_REG(n)                                                                  \
-	case n:                                                                     \
-		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v) : "r"(ctx), "i"((n) * 8)); \
-		break
-
-static __always_inline __u64 ctx_reg(void *ctx, __s16 off)
-{
-	__u64 v = 0;
-
-	if (off < 0)
-		return 0;
-	switch ((__u32)off / 8) {
-	CTX_REG(0); CTX_REG(1); CTX_REG(2); CTX_REG(3); CTX_REG(4); CTX_REG(5); CTX_REG(6);
-	CTX_REG(7); CTX_REG(8); CTX_REG(9); CTX_REG(10); CTX_REG(11); CTX_REG(12); CTX_REG(13);
-	CTX_REG(14); CTX_REG(15); CTX_REG(16); CTX_REG(17); CTX_REG(18); CTX_REG(19); CTX_REG(20);
-#if NREGS > 21
-	CTX_REG(21); CTX_REG(22); CTX_REG(23); CTX_REG(24); CTX_REG(25); CTX_REG(26); CTX_REG(27);
-	CTX_REG(28); CTX_REG(29); CTX_REG(30); CTX_REG(31); CTX_REG(32);
-#endif
-	}
-	return v;
 }
 
 static __always_inline __u64 extend(__u64 v, __u8 size, int sign)
@@ -463,18 +429,17 @@ static __always_inline long read_user_str(void *dst, __u32 size, __u64 addr)
 }
 
 /*
- * read_value stores the value of a in *v and reports whether it could,
- * given the values of its base and index registers (0 for none). It is
- * a global function, which the verifier checks once, on its own, rather
- * than once per argument with everything the caller knows: that keeps
- * loading fast. The verifier lets any pointer argument be NULL.
+ * read_arg stores the value of a in *v and reports whether it could. It
+ * is a global function, which the verifier checks once, on its own,
+ * rather than once per argument with everything the caller knows: that
+ * keeps loading fast. The verifier lets any pointer argument be NULL.
  */
-GLOBAL int read_value(const struct arg *a, __u64 bias, __u64 base, __u64 index, __u64 *v)
+GLOBAL int read_arg(const struct regs *r, const struct arg *a, __u64 bias, __u64 *v)
 {
 	__u64 addr, x = 0;
 	__u32 size;
 
-	if (!a || !v)
+	if (!r || !a || !v)
 		return 0;
 	switch (a->kind) {
 	case ARG_CONST:
@@ -483,13 +448,17 @@ GLOBAL int read_value(const struct arg *a, __u64 bias, __u64 base, __u64 index, 
 	case ARG_REG:
 		if (a->base < 0)
 			return 0;
-		x = base >> (a->shift & 63);
+		x = reg(r, a->base) >> (a->shift & 63);
 		if (a->index >= 0)
-			x = (__u32)x | index << 32;
+			x = (__u32)x | reg(r, a->index) << 32;
 		*v = extend(x, a->size, a->flags & ARG_SIGNED);
 		return 1;
 	case ARG_MEM:
-		addr = a->val + (a->flags & ARG_BIAS ? bias : 0) + base + index * a->scale;
+		addr = a->val + (a->flags & ARG_BIAS ? bias : 0);
+		if (a->base >= 0)
+			addr += reg(r, a->base);
+		if (a->index >= 0)
+			addr += reg(r, a->index) * a->scale;
 		size = a->size;
 		if (size == 0 || size > 8)
 			size = 8;
@@ -499,26 +468,6 @@ GLOBAL int read_value(const struct arg *a, __u64 bias, __u64 base, __u64 index, 
 		return 1;
 	}
 	return 0;
-}
-
-/* read_arg is read_value with the registers of the copy r. */
-static __always_inline int read_arg(const struct regs *r, const struct arg *a, __u64 bias, __u64 *v)
-{
-	if (!r)
-		return 0;
-	return read_value(a, bias, reg(r, a->base), reg(r, a->index), v);
-}
-
-/*
- * read_arg_ctx is read_value with the registers of ctx (see ctx_reg). A
- * function of its own, so that the caller keeps no more than ctx and its
- * own values across it, in the registers a call preserves, and none in
- * its frame: static, since a global function cannot be given ctx on
- * every kernel. Unused by agg.bpf.c, whose arguments are read from a copy.
- */
-static __unused __attribute__((noinline)) int read_arg_ctx(void *ctx, const struct arg *a, __u64 bias, __u64 *v)
-{
-	return read_value(a, bias, ctx_reg(ctx, a->base), ctx_reg(ctx, a->index), v);
 }
 
 /*
@@ -591,7 +540,7 @@ volatile const __u8 filtering = 0;
  * the stack holds a word and not a string, and compared a word at a
  * time under a mask of the bytes that count. Equality wants the string
  * to end where the literal does. A counted string (len_arg) ends at
- * limit bytes, or at a NUL before. Global, like read_value, and with the
+ * limit bytes, or at a NUL before. Global, like read_arg, and with the
  * buffers of the strings in its own frame: the frames of filter_hit's
  * callees are not on the stack together. The name, NUL included, fills
  * its 16 bytes at most, and no read goes past them: a literal of 16
@@ -714,7 +663,7 @@ static __always_inline int eval_insn(const struct finsn *in, const struct regs *
 
 /*
  * filter_hit reports whether the hit of site s passes f, the filter of
- * its probe. Global, like read_value: checked once, on its own.
+ * its probe. Global, like read_arg: checked once, on its own.
  */
 GLOBAL int filter_hit(const struct regs *r, const struct spec *s, const struct filter *f, __u64 bias)
 {
