@@ -32,22 +32,9 @@ func before(major, minor int) func(g guest) bool {
 
 func always(guest) bool { return true }
 
-// armBefore says whether g is an arm64 guest whose kernel is older than
-// major.minor.
-func armBefore(major, minor int) func(g guest) bool {
-	return func(g guest) bool { return g.arch == "arm64" && before(major, minor)(g) }
-}
-
-// stackCopyRefused is why the BPF backend cannot copy user stacks on
-// arm64's older kernels.
-const stackCopyRefused = "the verifier of arm64's kernel 6.1 finds the BPF program that copies the user stack too large (pkg/bpf/usdt.bpf.c usdt_single: 1000001 instructions processed), since take_copy's bound for 6.1, its 16 KiB copy and the handler's split into calls of their own met; 6.12's loads it, as does x86-64's 6.1"
-
 // knownFailures are the failures of sdtkit the matrix found whose fixes
 // are under way.
-var knownFailures = []knownFailure{
-	{check: "ustack-dwarf-bpf", when: armBefore(6, 12), why: stackCopyRefused},
-	{check: "go test pkg/attach", tests: []string{"TestUStackCopy"}, when: armBefore(6, 12), why: stackCopyRefused},
-}
+var knownFailures = []knownFailure{}
 
 // knownChecks returns the attach checks of g that known failures cover,
 // each with why: CI's guests leave them out rather than spend their
