@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/sdtkit/sdtkit/pkg/process"
-	"golang.org/x/sys/unix"
 )
 
 // A Process symbolizes the run-time addresses of one process: each address
@@ -117,7 +115,7 @@ func (p *Process) open(po *procObject) {
 		return
 	}
 	po.obj, po.err = p.cache.open(ref{host: po.HostPath, path: po.Path, root: fmt.Sprintf("/proc/%d/root", p.pid)})
-	if po.err != nil && p.gone() && sameFile(po.Path, po.Dev, po.Inode) {
+	if po.err != nil && process.ReadAfterExit(p.pid, po.Path, po.Dev, po.Inode) {
 		// The process exited since its maps were read; its file
 		// is the one at the same path here.
 		po.obj, po.err = p.cache.open(ref{host: po.Path, path: po.Path})
@@ -225,18 +223,4 @@ func (p *Process) ObjectErr(addr uint64) error {
 		}
 	}
 	return nil
-}
-
-// gone reports whether the process has exited: its /proc directory is
-// no more, or holds a zombie whose files cannot be reached.
-func (p *Process) gone() bool {
-	_, err := os.Stat(fmt.Sprintf("/proc/%d/root/", p.pid))
-	return err != nil
-}
-
-// sameFile reports whether path names, here, the file of device dev
-// and inode ino.
-func sameFile(path string, dev, ino uint64) bool {
-	var st unix.Stat_t
-	return filepath.IsAbs(path) && unix.Stat(path, &st) == nil && st.Dev == dev && st.Ino == ino
 }

@@ -3,13 +3,9 @@ package unwind
 import (
 	"cmp"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sdtkit/sdtkit/internal/lru"
 	"github.com/sdtkit/sdtkit/pkg/process"
@@ -147,23 +143,9 @@ func (p *Process) open(pt *procTable) {
 	}
 	pt.read = true
 	pt.t, pt.err = p.cache.Open(pt.host)
-	if pt.err != nil && p.gone() && sameFile(pt.path, pt.dev, pt.ino) {
+	if pt.err != nil && process.ReadAfterExit(p.pid, pt.path, pt.dev, pt.ino) {
 		pt.t, pt.err = p.cache.Open(pt.path)
 	}
-}
-
-// gone reports whether the process has exited: its /proc directory is
-// no more, or holds a zombie whose files cannot be reached.
-func (p *Process) gone() bool {
-	_, err := os.Stat(fmt.Sprintf("/proc/%d/root/", p.pid))
-	return err != nil
-}
-
-// sameFile reports whether path names, here, the file of device dev and
-// inode ino.
-func sameFile(path string, dev, ino uint64) bool {
-	var st unix.Stat_t
-	return filepath.IsAbs(path) && unix.Stat(path, &st) == nil && st.Dev == dev && st.Ino == ino
 }
 
 func (p *Process) mapping(pc uint64) *process.Mapping {
