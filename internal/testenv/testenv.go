@@ -3,13 +3,12 @@
 package testenv
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/sdtkit/sdtkit/internal/kernelversion"
 )
 
 // taintDie is the kernel's taint flag D, TAINT_DIE: a task has oopsed
@@ -46,15 +45,8 @@ func RequireUprobes(t testing.TB) {
 }
 
 // KernelBefore reports whether the running kernel is older than
-// major.minor; false when uname cannot tell.
+// major.minor; false when it cannot be told.
 func KernelBefore(major, minor int) bool {
-	var u unix.Utsname
-	if unix.Uname(&u) != nil {
-		return false
-	}
-	var ma, mi int
-	if n, _ := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi); n != 2 {
-		return false
-	}
-	return ma < major || ma == major && mi < minor
+	before, _ := kernelversion.Before(major, minor)
+	return before
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sdtkit/sdtkit/internal/kernelversion"
 )
 
 // memlockOnce lifts the limit once per process.
@@ -29,15 +31,8 @@ var memlockOnce = sync.OnceValue(func() error {
 func removeMemlock() error { return memlockOnce() }
 
 // kernelBefore reports whether the running kernel is older than
-// major.minor; true when uname cannot tell.
+// major.minor; true when its version cannot be told.
 func kernelBefore(major, minor int) bool {
-	var u unix.Utsname
-	if unix.Uname(&u) != nil {
-		return true
-	}
-	var ma, mi int
-	if n, _ := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi); n != 2 {
-		return true
-	}
-	return ma < major || ma == major && mi < minor
+	before, ok := kernelversion.Before(major, minor)
+	return before || !ok
 }

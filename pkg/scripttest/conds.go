@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdtkit/sdtkit/internal/kernelversion"
 	"github.com/sdtkit/sdtkit/internal/testenv"
 
 	"github.com/sdtkit/sdtkit/pkg/stapsdt"
@@ -148,15 +149,11 @@ func Kernel() script.Cond {
 		if err != nil {
 			return false, err
 		}
-		var u unix.Utsname
-		if err := unix.Uname(&u); err != nil {
-			return false, fmt.Errorf("uname: %w", err)
-		}
-		have, err := parseVersion(unix.ByteSliceToString(u.Release[:]))
+		major, minor, err := kernelversion.Running()
 		if err != nil {
-			return false, fmt.Errorf("kernel release: %w", err)
+			return false, err
 		}
-		return have[0] > want[0] || have[0] == want[0] && have[1] >= want[1], nil
+		return major > want[0] || major == want[0] && minor >= want[1], nil
 	})
 }
 

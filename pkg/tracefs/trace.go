@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sdtkit/sdtkit/internal/kernelversion"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
 	"github.com/sdtkit/sdtkit/pkg/hit"
 	"github.com/sdtkit/sdtkit/pkg/journal"
@@ -513,15 +514,8 @@ func kernelWord() int {
 // kernelBefore reports whether the running kernel's version is before v
 // (major, minor); false when it cannot be told.
 func kernelBefore(v [2]int) bool {
-	var u unix.Utsname
-	if unix.Uname(&u) != nil {
-		return false
-	}
-	var major, minor int
-	if n, _ := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor); n != 2 {
-		return false
-	}
-	return major < v[0] || major == v[0] && minor < v[1]
+	before, _ := kernelversion.Before(v[0], v[1])
+	return before
 }
 
 // definitions defines the sites of plan, in group, and returns them with
