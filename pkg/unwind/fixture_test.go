@@ -1,11 +1,13 @@
 package unwind
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // A chain is chain.c built with its library.
@@ -52,4 +54,34 @@ func libc(t *testing.T) string {
 	}
 	t.Skip("requires the C library at a known path")
 	return ""
+}
+
+// snapshot runs fx, whose leaf writes its registers and the top of its
+// stack to the file snap and waits for its standard input to close, and
+// returns the running command, its standard input and that stack; the
+// test's end closes the input and waits for the command.
+func snapshot(t *testing.T, fx chain) (*exec.Cmd, io.Closer, *Stack) {
+	t.Helper()
+	cmd := exec.Command(fx.exe)
+	cmd.Dir = fx.dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Wait() })
+	t.Cleanup(func() { stdin.Close() })
+	snap := filepath.Join(fx.dir, "snap")
+	var b []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err = os.ReadFile(snap); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || len(b) < 24 {
+		t.Fatalf("no snapshot: %v (%d bytes)", err, len(b))
+	}
+	return cmd, stdin, &Stack{Regs: Regs{PC: le(b), SP: le(b[8:]), FP: le(b[16:])}, Bytes: b[24:]}
 }

@@ -1,12 +1,8 @@
 package unwind
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
@@ -17,28 +13,7 @@ import (
 // that read no maps while it ran give the probe's address alone.
 func TestProcessesRefresh(t *testing.T) {
 	fx := buildChain(t, false)
-	cmd := exec.Command(fx.exe)
-	cmd.Dir = fx.dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer stdin.Close()
-	snap := filepath.Join(fx.dir, "snap")
-	var b []byte
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if b, err = os.ReadFile(snap); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err != nil || len(b) < 24 {
-		t.Fatalf("no snapshot: %v (%d bytes)", err, len(b))
-	}
-	st := &Stack{Regs: Regs{PC: le(b), SP: le(b[8:]), FP: le(b[16:])}, Bytes: b[24:]}
+	cmd, stdin, st := snapshot(t, fx)
 	pid := cmd.Process.Pid
 
 	ps := NewProcesses(nil, 4)

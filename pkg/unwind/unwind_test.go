@@ -3,12 +3,8 @@ package unwind
 import (
 	"debug/elf"
 	"encoding/binary"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/symbolize"
 )
@@ -21,28 +17,7 @@ func TestUnwindSnapshot(t *testing.T) {
 	for _, progFP := range []bool{true, false} {
 		t.Run(map[bool]string{true: "prog-fp", false: "lib-fp"}[progFP], func(t *testing.T) {
 			fx := buildChain(t, progFP)
-			cmd := exec.Command(fx.exe)
-			cmd.Dir = fx.dir
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Wait()
-			defer stdin.Close()
-			snap := filepath.Join(fx.dir, "snap")
-			var b []byte
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				if b, err = os.ReadFile(snap); err == nil || time.Now().After(deadline) {
-					break
-				}
-			}
-			if err != nil || len(b) < 24 {
-				t.Fatalf("no snapshot: %v (%d bytes)", err, len(b))
-			}
-			st := &Stack{Regs: Regs{PC: le(b), SP: le(b[8:]), FP: le(b[16:])}, Bytes: b[24:]}
+			cmd, _, st := snapshot(t, fx)
 			p, err := NewProcess(cmd.Process.Pid, nil)
 			if err != nil {
 				t.Fatal(err)
