@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sdtkit/sdtkit/pkg/aggregate"
 	"github.com/sdtkit/sdtkit/pkg/bpf"
@@ -108,14 +107,7 @@ func TestAggregateEventsByStack(t *testing.T) {
 			}
 			defer ag.Close()
 			ag.Stop()
-			recs, err := ag.Collect(time.Unix(0, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, r := range recs {
-				got = append(got, strings.Replace(string(r.AppendJSON(nil)), `"ts":0,`, "", 1))
-			}
+			got := collectJSON(t, ag)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}

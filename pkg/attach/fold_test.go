@@ -145,14 +145,7 @@ func TestAggregateEvents(t *testing.T) {
 			}
 			defer ag.Close()
 			ag.Stop()
-			recs, err := ag.Collect(time.Unix(0, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, r := range recs {
-				got = append(got, strings.Replace(string(r.AppendJSON(nil)), `"ts":0,`, "", 1))
-			}
+			got := collectJSON(t, ag)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
@@ -205,14 +198,7 @@ func TestAggregateEventsGrown(t *testing.T) {
 	src.events = []Event{ev(0, 1), ev(3, 2), ev(2, 3), ev(3, 2)}
 	src.mu.Unlock()
 	ag.Stop()
-	recs, err := ag.Collect(time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range recs {
-		got = append(got, strings.Replace(string(r.AppendJSON(nil)), `"ts":0,`, "", 1))
-	}
+	got := collectJSON(t, ag)
 	want := []string{
 		`{"provider":"a","name":"start","by":{"arg0":1},"count":1}`,
 		`{"provider":"b","name":"b1","by":{"arg0":3},"count":1}`,
@@ -221,4 +207,19 @@ func TestAggregateEventsGrown(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// collectJSON ends ag's interval at time 0 and returns its records as
+// JSON, without their time.
+func collectJSON(t *testing.T, ag *Aggregator) []string {
+	t.Helper()
+	recs, err := ag.Collect(time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, strings.Replace(string(r.AppendJSON(nil)), `"ts":0,`, "", 1))
+	}
+	return got
 }
