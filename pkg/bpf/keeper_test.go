@@ -18,6 +18,7 @@ import (
 	"github.com/sdtkit/sdtkit/pkg/dtrace"
 	"github.com/sdtkit/sdtkit/pkg/elfwriter"
 	"github.com/sdtkit/sdtkit/pkg/fixture"
+	"github.com/sdtkit/sdtkit/pkg/stapsdt"
 )
 
 // TestKeeperErrors checks that an error of Attach reads and matches the
@@ -114,18 +115,7 @@ func TestKeeperKilledLettingGo(t *testing.T) {
 	requireAMD64(t)
 	// A thousand sites in one link: the kernel takes a while to take
 	// their breakpoints out.
-	providers, err := dtrace.Parse("p.d", []byte("provider p { probe a(int); probe b(long); probe c(int); probe d(long); };"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := fixture.Generate(providers, fixture.Options{Type: elfwriter.Exec, Semaphores: true, Sites: 250})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "many")
-	if err := os.WriteFile(path, prog.Bytes, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	path, file := manySites(t)
 	ss, f := sites(t, path, nil)
 	cmd := exec.Command(path, "0", "1000")
 	if err := cmd.Start(); err != nil {
@@ -138,29 +128,7 @@ func TestKeeperKilledLettingGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	file, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The program is not PIE: run-time addresses are the file's.
-	left := func() (armed, raised int) {
-		b := make([]byte, 2)
-		for _, s := range f.Sites {
-			if _, err := mem.ReadAt(b[:1], int64(s.PC)); err != nil {
-				t.Fatal(err)
-			}
-			if b[0] != file[s.PCOffset] {
-				armed++
-			}
-			if _, err := mem.ReadAt(b, int64(s.Semaphore)); err != nil {
-				t.Fatal(err)
-			}
-			if binary.NativeEndian.Uint16(b) != 0 {
-				raised++
-			}
-		}
-		return armed, raised
-	}
+	left := func() (armed, raised int) { return leftBehind(t, mem, f, file) }
 	for _, delay := range []time.Duration{0, 100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond,
 		1500 * time.Microsecond, 2 * time.Millisecond, 3 * time.Millisecond, 4 * time.Millisecond} {
 		p := load(t, Options{NoStrings: true})
@@ -193,4 +161,48 @@ func TestKeeperKilledLettingGo(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// manySites writes a program, not position-independent, with a thousand
+// sites and their semaphores (250 of each of four probes), and returns
+// its path and its bytes.
+func manySites(t *testing.T) (path string, file []byte) {
+	t.Helper()
+	providers, err := dtrace.Parse("p.d", []byte("provider p { probe a(int); probe b(long); probe c(int); probe d(long); };"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := fixture.Generate(providers, fixture.Options{Type: elfwriter.Exec, Semaphores: true, Sites: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(t.TempDir(), "many")
+	if err := os.WriteFile(path, prog.Bytes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, prog.Bytes
+}
+
+// leftBehind counts the sites of f that read patched, and the semaphores
+// of f that read raised, in mem, the memory of a process running file, a
+// program not position-independent: its run-time addresses are the
+// file's.
+func leftBehind(t *testing.T, mem *os.File, f *stapsdt.File, file []byte) (armed, raised int) {
+	t.Helper()
+	b := make([]byte, 2)
+	for _, s := range f.Sites {
+		if _, err := mem.ReadAt(b[:1], int64(s.PC)); err != nil {
+			t.Fatal(err)
+		}
+		if b[0] != file[s.PCOffset] {
+			armed++
+		}
+		if _, err := mem.ReadAt(b, int64(s.Semaphore)); err != nil {
+			t.Fatal(err)
+		}
+		if binary.NativeEndian.Uint16(b) != 0 {
+			raised++
+		}
+	}
+	return armed, raised
 }

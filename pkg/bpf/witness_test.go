@@ -1,17 +1,12 @@
 package bpf
 
 import (
-	"encoding/binary"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/sdtkit/sdtkit/internal/testdemo"
-	"github.com/sdtkit/sdtkit/pkg/dtrace"
-	"github.com/sdtkit/sdtkit/pkg/elfwriter"
-	"github.com/sdtkit/sdtkit/pkg/fixture"
 )
 
 // TestCloseRestored checks what Close guarantees: once it returns, no
@@ -23,22 +18,7 @@ import (
 func TestCloseRestored(t *testing.T) {
 	requireRoot(t)
 	requireAMD64(t)
-	providers, err := dtrace.Parse("p.d", []byte("provider p { probe a(int); probe b(long); probe c(int); probe d(long); };"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := fixture.Generate(providers, fixture.Options{Type: elfwriter.Exec, Semaphores: true, Sites: 250})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "many")
-	if err := os.WriteFile(path, prog.Bytes, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, file := manySites(t)
 	ss, f := sites(t, path, nil)
 	var mems []*os.File
 	var pids []int
@@ -57,25 +37,7 @@ func TestCloseRestored(t *testing.T) {
 		mems = append(mems, mem)
 		pids = append(pids, cmd.Process.Pid)
 	}
-	// The program is not PIE: run-time addresses are the file's.
-	left := func(mem *os.File) (armed, raised int) {
-		b := make([]byte, 2)
-		for _, s := range f.Sites {
-			if _, err := mem.ReadAt(b[:1], int64(s.PC)); err != nil {
-				t.Fatal(err)
-			}
-			if b[0] != file[s.PCOffset] {
-				armed++
-			}
-			if _, err := mem.ReadAt(b, int64(s.Semaphore)); err != nil {
-				t.Fatal(err)
-			}
-			if binary.NativeEndian.Uint16(b) != 0 {
-				raised++
-			}
-		}
-		return armed, raised
-	}
+	left := func(mem *os.File) (armed, raised int) { return leftBehind(t, mem, f, file) }
 	for _, tt := range []struct {
 		name      string
 		pid       int  // Options.PID
